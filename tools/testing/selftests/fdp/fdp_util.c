@@ -19,7 +19,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/nvme_ioctl.h>
 
@@ -62,25 +64,47 @@ int fdp_read_sysfs_u64(const char *disk, const char *attr, uint64_t *val)
 	return 0;
 }
 
-static int read_ruhs(int fd, unsigned int nsid, struct ruhs *r)
+static int ruhs_cmd(int fd, unsigned int nsid, void *buf, unsigned int len)
 {
 	struct nvme_passthru_cmd cmd = {
 		.opcode = NVME_CMD_IO_MGMT_RECV,
 		.nsid = nsid,
-		.addr = (uintptr_t)r,
-		.data_len = sizeof(*r),
+		.addr = (uintptr_t)buf,
+		.data_len = len,
 		.cdw10 = NVME_IO_MGMT_RECV_RUHS,
-		.cdw11 = sizeof(*r) / 4 - 1,
+		.cdw11 = len / 4 - 1,
 	};
+	int ret;
+
+	ret = ioctl(fd, NVME_IOCTL_IO_CMD, &cmd);
+	if (ret < 0)
+		return -errno;
+	/* A positive value is an NVMe status: no FDP here. */
+	return ret ? -ENODEV : 0;
+}
+
+/*
+ * Read the reclaim unit handle status.  The buffer must match what the
+ * device returns (some reject a longer one), so read the header first.
+ */
+static int read_ruhs(int fd, unsigned int nsid, struct ruhs *r)
+{
+	unsigned int n;
+	int ret;
 
 	memset(r, 0, sizeof(*r));
-	if (ioctl(fd, NVME_IOCTL_IO_CMD, &cmd) < 0)
-		return -errno;
-	if (cmd.result || !r->nruhsd)
+	ret = ruhs_cmd(fd, nsid, r, 16);
+	if (ret)
+		return ret;
+	n = r->nruhsd;
+	if (!n)
 		return -ENODEV;
-	if (r->nruhsd > FDP_MAX_HANDLES)
+	if (n > FDP_MAX_HANDLES)
 		return -E2BIG;
-	return 0;
+	ret = ruhs_cmd(fd, nsid, r, 16 + n * sizeof(r->desc[0]));
+	if (ret)
+		return ret;
+	return r->nruhsd == n ? 0 : -EIO;
 }
 
 static bool is_whole_nvme_disk(const char *name)
@@ -371,4 +395,114 @@ int fdp_ring_write(struct fdp_ring *r, int fd, const void *buf, size_t len,
 	res = cqes[head & *cq_mask].res;
 	__atomic_store_n(cq_head, head + 1, __ATOMIC_RELEASE);
 	return res;
+}
+
+/**
+ * cg_create() - make a cgroup
+ * @path: where the new cgroup's directory is written
+ * @len: size of @path
+ * @parent: parent cgroup directory
+ * @name: name of the new cgroup
+ *
+ * Return: 0 or -errno (an existing cgroup is fine).
+ */
+int cg_create(char *path, size_t len, const char *parent, const char *name)
+{
+	snprintf(path, len, "%s/%s", parent, name);
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* Move every process out to the root and remove the cgroup. */
+int cg_destroy(const char *path)
+{
+	char procs[600], buf[4096], *p;
+	int fd;
+	ssize_t n;
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", path);
+	fd = open(procs, O_RDONLY);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[n > 0 ? n : 0] = '\0';
+		for (p = strtok(buf, "\n"); p; p = strtok(NULL, "\n"))
+			cg_write(CG_ROOT, "cgroup.procs", p);
+	}
+	if (rmdir(path) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+/* Write @buf to a cgroup file in one write(); return 0 or -errno. */
+int cg_write(const char *cg, const char *file, const char *buf)
+{
+	char path[600];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", cg, file);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, buf, strlen(buf));
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	return n < 0 ? n : 0;
+}
+
+int cg_read(const char *cg, const char *file, char *buf, size_t len)
+{
+	char path[600];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", cg, file);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n < 0)
+		return n;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* Move the calling process into @cg. */
+int cg_enter(const char *cg)
+{
+	return cg_write(cg, "cgroup.procs", "0");
+}
+
+/*
+ * Run @fn(@arg) in a child process inside @cg and wait for it.
+ * Return: the child's exit status, or -1 if it did not exit normally.
+ */
+int cg_run(const char *cg, int (*fn)(void *arg), void *arg)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (cg_enter(cg))
+			_exit(126);
+		_exit(fn(arg));
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* Enable controllers ("+io +memory") for the children of @cg. */
+int cg_enable_controllers(const char *cg, const char *ctrls)
+{
+	return cg_write(cg, "cgroup.subtree_control", ctrls);
 }

@@ -82,4 +82,15 @@ bool fdp_usage_is(const struct fdp_usage *usage, int handle, uint64_t blocks,
 		  char *why, size_t len);
 void fdp_usage_print(const struct fdp_disk *disk, const struct fdp_usage *usage);
 
+/* cgroup v2 helpers; paths are absolute cgroup directories. */
+#define CG_ROOT	"/sys/fs/cgroup"
+
+int cg_create(char *path, size_t len, const char *parent, const char *name);
+int cg_destroy(const char *path);
+int cg_write(const char *cg, const char *file, const char *buf);
+int cg_read(const char *cg, const char *file, char *buf, size_t len);
+int cg_enter(const char *cg);
+int cg_run(const char *cg, int (*fn)(void *arg), void *arg);
+int cg_enable_controllers(const char *cg, const char *ctrls);
+
 #endif /* __FDP_UTIL_H */
