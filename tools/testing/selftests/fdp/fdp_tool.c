@@ -22,7 +22,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +34,7 @@
 
 static struct fdp_disk disk;
 
-static void usage(FILE *f)
+static void print_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: fdp_tool info\n"
@@ -46,20 +45,22 @@ static void usage(FILE *f)
 
 static uint64_t parse_size(const char *s)
 {
-	char *end;
+	static const char units[] = "kmg";
+	const char *unit;
 	uint64_t v;
+	char *end;
 
 	errno = 0;
 	v = strtoull(s, &end, 0);
 	if (errno || end == s || *s == '-')
 		goto bad;
-	switch (*end) {
-	case 'G': case 'g': v <<= 10; /* fall through */
-	case 'M': case 'm': v <<= 10; /* fall through */
-	case 'K': case 'k': v <<= 10; end++; break;
+	if (*end) {
+		unit = strchr(units, *end | 0x20);
+		if (!unit || end[1])
+			goto bad;
+		v <<= 10 * (unit - units + 1);
 	}
-	if (*end == '\0')
-		return v;
+	return v;
 bad:
 	fprintf(stderr, "fdp_tool: bad number '%s'\n", s);
 	exit(2);
@@ -67,9 +68,9 @@ bad:
 
 static int cmd_info(void)
 {
-	printf("disk=%s handles=%u max_write_streams=%u lba_size=%u ru_blocks=%" PRIu64
-	       " blocks=%" PRIu64 "\n", disk.name, disk.nr_handles,
-	       disk.max_write_streams, disk.lba_size, disk.ru_blocks, disk.nr_blocks);
+	printf("disk=%s handles=%u max_write_streams=%u lba_size=%u ru_blocks=%llu blocks=%llu\n",
+	       disk.name, disk.nr_handles, disk.max_write_streams, disk.lba_size,
+	       (unsigned long long)disk.ru_blocks, (unsigned long long)disk.nr_blocks);
 	return 0;
 }
 
@@ -85,7 +86,7 @@ static int cmd_status(void)
 		return 1;
 	}
 	for (i = 0; i < s.nr; i++)
-		printf("handle=%u ruamw=%" PRIu64 "\n", i, s.ruamw[i]);
+		printf("handle=%u ruamw=%llu\n", i, (unsigned long long)s.ruamw[i]);
 	return 0;
 }
 
@@ -105,16 +106,27 @@ static int cmd_write(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 's': stream = parse_size(optarg); break;
-		case 'h': hint = parse_size(optarg); break;
-		case 'o': off = parse_size(optarg); break;
-		case 'z': size = parse_size(optarg); break;
-		default: usage(stderr); return 2;
+		case 's':
+			stream = parse_size(optarg);
+			break;
+		case 'h':
+			hint = parse_size(optarg);
+			break;
+		case 'o':
+			off = parse_size(optarg);
+			break;
+		case 'z':
+			size = parse_size(optarg);
+			break;
+		default:
+			print_usage(stderr);
+			return 2;
 		}
 	}
 	if (!size || (stream >= 0 && hint >= 0) || stream > 255 ||
 	    off % disk.lba_size || size % disk.lba_size) {
-		fprintf(stderr, "fdp_tool write: need --size, at most one of --stream and --hint, and sizes in whole blocks\n");
+		fprintf(stderr,
+			"fdp_tool write: need --size, at most one of --stream and --hint, whole blocks\n");
 		return 2;
 	}
 	fd = open(disk.path, O_RDWR | O_DIRECT);
@@ -144,7 +156,8 @@ static int cmd_write(int argc, char **argv)
 		else
 			ret = pwrite(fd, buf, len, off + done) < 0 ? -errno : (int)len;
 		if (ret != (int)len) {
-			fprintf(stderr, "fdp_tool write: at %" PRIu64 ": %s\n", off + done,
+			fprintf(stderr, "fdp_tool write: at %llu: %s\n",
+				(unsigned long long)(off + done),
 				ret < 0 ? strerror(-ret) : "short write");
 			return 1;
 		}
@@ -171,7 +184,7 @@ static int cmd_watch(int argc, char **argv)
 		argv += 2;
 	}
 	if (argc < 3 || strcmp(argv[1], "--") || interval <= 0) {
-		usage(stderr);
+		print_usage(stderr);
 		return 2;
 	}
 	if (fdp_snapshot(&disk, &prev)) {
@@ -204,10 +217,12 @@ static int cmd_watch(int argc, char **argv)
 		prev = cur;
 	}
 	if (max_step > disk.ru_blocks / 2)
-		fprintf(stderr, "fdp_tool watch: warning: %" PRIu64 " blocks in one poll; counts may miss whole reclaim units\n",
-			max_step);
+		fprintf(stderr,
+			"fdp_tool watch: warning: %llu blocks in one poll; whole units may be missed\n",
+			(unsigned long long)max_step);
 	for (i = 0; i < prev.nr; i++)
-		printf("handle=%u bytes=%" PRIu64 "\n", i, total[i] * disk.lba_size);
+		printf("handle=%u bytes=%llu\n", i,
+		       (unsigned long long)(total[i] * disk.lba_size));
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -216,7 +231,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(argc < 2 ? stderr : stdout);
+		print_usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
 	ret = fdp_open_disk(&disk);
@@ -232,6 +247,6 @@ int main(int argc, char **argv)
 		return cmd_write(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "watch"))
 		return cmd_watch(argc - 1, argv + 1);
-	usage(stderr);
+	print_usage(stderr);
 	return 2;
 }

@@ -10,10 +10,11 @@
  * tests keep each measured write below one reclaim unit.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,13 +38,16 @@ struct ruhs_desc {
 	uint32_t earutr;
 	uint64_t ruamw;
 	uint8_t rsvd16[16];
-} __attribute__((packed));
+};
 
 struct ruhs {
 	uint8_t rsvd0[14];
 	uint16_t nruhsd;
 	struct ruhs_desc desc[FDP_MAX_HANDLES];
-} __attribute__((packed));
+};
+
+static_assert(sizeof(struct ruhs_desc) == 32, "RUHS descriptor layout");
+static_assert(offsetof(struct ruhs, desc) == 16, "RUHS header layout");
 
 int fdp_read_sysfs_u64(const char *disk, const char *attr, uint64_t *val)
 {
@@ -299,8 +303,10 @@ bool fdp_usage_is(const struct fdp_usage *usage, int handle, uint64_t blocks,
 		ok = false;
 		if (off < len)
 			off += snprintf(why + off, len - off,
-					"%shandle %u consumed %" PRIu64 " blocks, expected %" PRIu64,
-					off ? "; " : "", i, usage->blocks[i], want);
+					"%shandle %u consumed %llu blocks, expected %llu",
+					off ? "; " : "", i,
+					(unsigned long long)usage->blocks[i],
+					(unsigned long long)want);
 	}
 	return ok;
 }
@@ -311,8 +317,8 @@ void fdp_usage_print(const struct fdp_disk *disk, const struct fdp_usage *usage)
 
 	for (i = 0; i < usage->nr; i++)
 		if (usage->blocks[i])
-			ksft_print_msg("%s: handle %u consumed %" PRIu64 " blocks\n",
-				       disk->name, i, usage->blocks[i]);
+			ksft_print_msg("%s: handle %u consumed %llu blocks\n",
+				       disk->name, i, (unsigned long long)usage->blocks[i]);
 }
 
 int fdp_ring_init(struct fdp_ring *r)

@@ -111,11 +111,11 @@ static void test_streams_match_handles(void)
 {
 	const char *want = getenv("FDP_HANDLES");
 
-	ksft_print_msg("%s: %u handles, max_write_streams %u, reclaim unit %llu blocks of %u bytes\n",
+	ksft_print_msg("%s: %u handles, max_write_streams %u, reclaim unit %llu x %u bytes\n",
 		       disk.name, disk.nr_handles, disk.max_write_streams,
 		       (unsigned long long)disk.ru_blocks, disk.lba_size);
 	if (want && strtoul(want, NULL, 10) != disk.nr_handles)
-		ksft_test_result_fail("streams_match_handles: device has %u handles, guest was given %s\n",
+		ksft_test_result_fail("streams_match_handles: %u handles, guest was given %s\n",
 				      disk.nr_handles, want);
 	else
 		ksft_test_result(disk.max_write_streams == disk.nr_handles,
@@ -147,7 +147,7 @@ static void test_uring_stream_out_of_range(void)
 		return;
 	}
 	if (ret != -EINVAL)
-		ksft_test_result_fail("uring_stream_out_of_range: stream %u returned %d, expected %d\n",
+		ksft_test_result_fail("uring_stream_out_of_range: stream %u: %d, want %d\n",
 				      stream, ret, -EINVAL);
 	else if (!fdp_usage_is(&usage, 0, 0, why, sizeof(why)))
 		ksft_test_result_fail("uring_stream_out_of_range: %s\n", why);
