@@ -111,13 +111,17 @@ static int read_ruhs(int fd, unsigned int nsid, struct ruhs *r)
 	return r->nruhsd == n ? 0 : -EIO;
 }
 
+/* An NVMe namespace's disk with a device node (not a hidden path). */
 static bool is_whole_nvme_disk(const char *name)
 {
 	char path[512];
+	uint64_t hidden;
 
 	if (strncmp(name, "nvme", 4))
 		return false;
-	snprintf(path, sizeof(path), "/sys/block/%s/queue", name);
+	if (!fdp_read_sysfs_u64(name, "hidden", &hidden) && hidden)
+		return false;
+	snprintf(path, sizeof(path), "/dev/%s", name);
 	return access(path, F_OK) == 0;
 }
 
@@ -192,6 +196,23 @@ int fdp_open_disk(struct fdp_disk *disk)
 		ret = -ENODEV;
 	}
 	return ret;
+}
+
+/**
+ * fdp_require_disk() - open the FDP namespace or end the test
+ * @disk: filled in on success
+ *
+ * Without an FDP namespace the test is skipped, unless $FDP_HANDLES says
+ * the machine has one (the test guest sets it): then it fails.
+ */
+void fdp_require_disk(struct fdp_disk *disk)
+{
+	int ret = fdp_open_disk(disk);
+
+	if (ret == -ENODEV && !getenv("FDP_HANDLES"))
+		ksft_exit_skip("no NVMe namespace with FDP write streams\n");
+	if (ret)
+		ksft_exit_fail_msg("no FDP namespace found: %s\n", strerror(-ret));
 }
 
 void fdp_close_disk(struct fdp_disk *disk)

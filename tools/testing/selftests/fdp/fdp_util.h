@@ -72,6 +72,7 @@ int fdp_ring_write(struct fdp_ring *r, int fd, const void *buf, size_t len,
 		   off_t off, unsigned int stream);
 
 int fdp_open_disk(struct fdp_disk *disk);
+void fdp_require_disk(struct fdp_disk *disk);
 void fdp_close_disk(struct fdp_disk *disk);
 int fdp_open_plain_disk(char *name, size_t len);
 int fdp_read_sysfs_u64(const char *disk, const char *attr, uint64_t *val);

@@ -202,14 +202,9 @@ int main(void)
 {
 	unsigned int s, nr_hints;
 	char name[64];
-	int ret;
 
 	ksft_print_header();
-	ret = fdp_open_disk(&disk);
-	if (ret == -ENODEV && !getenv("FDP_HANDLES"))
-		ksft_exit_skip("no NVMe namespace with FDP write streams\n");
-	if (ret)
-		ksft_exit_fail_msg("no FDP namespace found: %s\n", strerror(-ret));
+	fdp_require_disk(&disk);
 	if (disk.ru_blocks * disk.lba_size <= WRITE_SIZE)
 		ksft_exit_fail_msg("reclaim unit too small to measure a %d byte write\n",
 				   WRITE_SIZE);

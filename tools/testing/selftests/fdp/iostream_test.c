@@ -1,0 +1,666 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * io.stream: a cgroup's writes, writeback included, go to the write stream
+ * the operator set for it, as the FDP device shows.
+ *
+ * Every placement check reads the device's reclaim unit handle status
+ * before and after the writes and fails if any block went to a handle it
+ * should not have.  Filesystem tests put the journal (ext4) or log (XFS)
+ * on the second, stream-less disk, so the FDP disk sees only data and
+ * in-place metadata, and bound the metadata.  The test skips only when
+ * there is no FDP namespace, or no io.stream (a kernel without it).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../kselftest.h"
+#include "fdp_util.h"
+
+#define MiB		(1024 * 1024)
+#define DIO_SIZE	(4 * MiB)
+#define FILE_SIZE	(8 * MiB)
+/* In-place metadata a filesystem may write while it takes FILE_SIZE. */
+#define META_SLACK	(512 * 1024)
+#define MNT		"/mnt/iostream_test"
+
+static struct fdp_disk disk;
+static char devnum[32], plain[64], plain_devnum[32];
+static char top[512];
+static unsigned int region;
+
+static int read_devnum(const char *name, char *buf, size_t len)
+{
+	char path[300];
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/dev", name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* Set "MAJ:MIN VALUE" (@value NULL: "default ...") on @cg; 0 or -errno. */
+static int set_stream(const char *cg, const char *dev, const char *value)
+{
+	char buf[128];
+
+	snprintf(buf, sizeof(buf), "%s %s", dev ? dev : "default", value);
+	return cg_write(cg, "io.stream", buf);
+}
+
+struct job {
+	off_t off;
+	size_t size;
+	int stream;		/* io_uring write_stream, or -1: pwrite */
+	const char *file;	/* buffered write to this file instead */
+	bool fsync;
+};
+
+static void fill(void *buf, size_t len, unsigned int seed)
+{
+	uint32_t *p = buf, x = seed * 2654435761u + 1;
+	size_t i;
+
+	for (i = 0; i < len / 4; i++) {
+		x ^= x << 13; x ^= x >> 17; x ^= x << 5;
+		p[i] = x;
+	}
+}
+
+static int job_fn(void *arg)
+{
+	struct job *j = arg;
+	size_t chunk = MiB, done;
+	struct fdp_ring r;
+	void *buf;
+	int fd, ret;
+
+	if (posix_memalign(&buf, 4096, chunk))
+		return 1;
+	if (j->file)
+		fd = open(j->file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	else
+		fd = open(disk.path, O_WRONLY | O_DIRECT);
+	if (fd < 0)
+		return 2;
+	if (j->stream >= 0 && fdp_ring_init(&r))
+		return 3;
+	for (done = 0; done < j->size; done += chunk) {
+		fill(buf, chunk, (j->off + done) / chunk);
+		if (j->stream >= 0)
+			ret = fdp_ring_write(&r, fd, buf, chunk, j->off + done, j->stream);
+		else
+			ret = pwrite(fd, buf, chunk, j->off + done);
+		if (ret != (int)chunk)
+			return 4;
+	}
+	if (j->fsync && fsync(fd))
+		return 5;
+	close(fd);
+	return 0;
+}
+
+/* A fresh region of the raw disk for a direct-I/O job. */
+static off_t next_region(void)
+{
+	return (off_t)(region++) * 16 * MiB + 256 * MiB;
+}
+
+static bool snap(struct fdp_snapshot *s)
+{
+	return !fdp_snapshot(&disk, s);
+}
+
+/* Blocks @handle consumed between @a and @b; -1 on error. */
+static int64_t consumed(const struct fdp_snapshot *a, const struct fdp_snapshot *b,
+			struct fdp_usage *u)
+{
+	if (fdp_usage(&disk, a, b, u))
+		return -1;
+	return 0;
+}
+
+/*
+ * Run a direct-I/O job of DIO_SIZE in @cg and check that only @handle
+ * consumed it.
+ */
+static void check_dio(const char *name, const char *cg, int stream, int handle)
+{
+	struct job j = { .off = next_region(), .size = DIO_SIZE, .stream = stream };
+	struct fdp_snapshot a, b;
+	struct fdp_usage u;
+	char why[512];
+	int ret;
+
+	if (!snap(&a)) {
+		ksft_test_result_fail("%s: handle status\n", name);
+		return;
+	}
+	ret = cg_run(cg, job_fn, &j);
+	if (ret || !snap(&b) || consumed(&a, &b, &u)) {
+		ksft_test_result_fail("%s: writer failed (%d)\n", name, ret);
+		return;
+	}
+	if (!fdp_usage_is(&u, handle, DIO_SIZE / disk.lba_size, why, sizeof(why))) {
+		fdp_usage_print(&disk, &u);
+		ksft_test_result_fail("%s: %s\n", name, why);
+		return;
+	}
+	ksft_test_result_pass("%s\n", name);
+}
+
+static void test_direct(void)
+{
+	char a[600], b[600];
+
+	cg_create(a, sizeof(a), top, "direct");
+	set_stream(a, devnum, "3");
+	check_dio("direct_pinned_stream_3_to_handle_2", a, -1, 2);
+	set_stream(a, devnum, "inherit");
+	check_dio("direct_unpinned_to_handle_0", a, -1, 0);
+	set_stream(a, NULL, "4");
+	check_dio("direct_default_line_4_to_handle_3", a, -1, 3);
+	set_stream(a, NULL, "inherit");
+	cg_destroy(a);
+
+	/* Inheritance: a child without a setting follows its parent. */
+	cg_create(a, sizeof(a), top, "parent");
+	cg_create(b, sizeof(b), a, "child");
+	cg_enable_controllers(a, "+io +memory");
+	set_stream(a, devnum, "3");
+	check_dio("child_inherits_parent_stream_3", b, -1, 2);
+	set_stream(b, devnum, "5");
+	check_dio("child_override_5_wins", b, -1, 4);
+	set_stream(b, devnum, "0");
+	check_dio("child_zero_overrides_parent_stream", b, -1, 0);
+	set_stream(b, devnum, "inherit");
+	check_dio("child_inherit_line_drops_override", b, -1, 2);
+	set_stream(a, devnum, "inherit");
+	set_stream(a, NULL, "6");
+	check_dio("child_inherits_parent_default_6", b, -1, 5);
+
+	/* The application's stream wins over the cgroup's. */
+	set_stream(b, devnum, "5");
+	check_dio("app_stream_7_wins_over_pin", b, 7, 6);
+	set_stream(b, devnum, "inherit");
+	set_stream(a, NULL, "inherit");
+	cg_destroy(b);
+	cg_destroy(a);
+}
+
+/* io.stat counts what the cgroup wrote per stream. */
+static void test_stat(void)
+{
+	struct job j = { .off = next_region(), .size = DIO_SIZE, .stream = -1 };
+	char cg[600], stat[4096], want[128], *line;
+	int ret;
+
+	cg_create(cg, sizeof(cg), top, "stat");
+	set_stream(cg, devnum, "2");
+	ret = cg_run(cg, job_fn, &j);
+	if (ret || cg_read(cg, "io.stat", stat, sizeof(stat))) {
+		ksft_test_result_fail("io_stat_counts_stream_bytes: writer %d\n", ret);
+		goto out;
+	}
+	line = strstr(stat, devnum);
+	snprintf(want, sizeof(want), " stream2.wbytes=%d stream2.wios=%d", DIO_SIZE,
+		 DIO_SIZE / MiB);
+	if (!line || !strstr(line, want)) {
+		ksft_print_msg("io.stat: %s", stat);
+		ksft_test_result_fail("io_stat_counts_stream_bytes: want '%s'\n", want + 1);
+	} else {
+		ksft_test_result_pass("io_stat_counts_stream_bytes\n");
+	}
+out:
+	set_stream(cg, devnum, "inherit");
+	cg_destroy(cg);
+}
+
+/* Two cgroups writing at once on different streams: nothing crosses. */
+static void test_concurrent(void)
+{
+	struct job ja = { .off = next_region(), .size = DIO_SIZE, .stream = -1 };
+	struct job jb = { .off = next_region(), .size = DIO_SIZE, .stream = -1 };
+	char a[600], b[600], why[512];
+	struct fdp_snapshot s0, s1;
+	struct fdp_usage u;
+	int sa, sb;
+	pid_t pa, pb;
+
+	cg_create(a, sizeof(a), top, "tenant_a");
+	cg_create(b, sizeof(b), top, "tenant_b");
+	set_stream(a, devnum, "2");
+	set_stream(b, devnum, "7");
+	snap(&s0);
+	pa = fork();
+	if (!pa)
+		_exit(cg_run(a, job_fn, &ja));
+	pb = fork();
+	if (!pb)
+		_exit(cg_run(b, job_fn, &jb));
+	waitpid(pa, &sa, 0);
+	waitpid(pb, &sb, 0);
+	if (!WIFEXITED(sa) || WEXITSTATUS(sa) || !WIFEXITED(sb) || WEXITSTATUS(sb) ||
+	    !snap(&s1) || consumed(&s0, &s1, &u)) {
+		ksft_test_result_fail("two_cgroups_at_once_nothing_crosses: writers failed\n");
+		goto out;
+	}
+	/* Check each handle, then that nothing else moved. */
+	if (u.blocks[1] != DIO_SIZE / disk.lba_size ||
+	    u.blocks[6] != DIO_SIZE / disk.lba_size) {
+		fdp_usage_print(&disk, &u);
+		ksft_test_result_fail("two_cgroups_at_once_nothing_crosses: %llu, %llu blocks\n",
+				      (unsigned long long)u.blocks[1],
+				      (unsigned long long)u.blocks[6]);
+		goto out;
+	}
+	u.blocks[6] = 0;
+	ksft_test_result(fdp_usage_is(&u, 1, DIO_SIZE / disk.lba_size, why, sizeof(why)),
+			 "two_cgroups_at_once_nothing_crosses\n");
+out:
+	set_stream(a, devnum, "inherit");
+	set_stream(b, devnum, "inherit");
+	cg_destroy(a);
+	cg_destroy(b);
+}
+
+static int sysctl_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int flush_page_cache(void)
+{
+	sync();
+	return sysctl_write("/proc/sys/vm/drop_caches", "3");
+}
+
+static bool file_intact(const char *file, size_t size)
+{
+	void *want, *got;
+	size_t done;
+	bool ok = true;
+	int fd;
+
+	fd = open(file, O_RDONLY);
+	want = malloc(MiB);
+	got = malloc(MiB);
+	if (fd < 0 || !want || !got)
+		return false;
+	for (done = 0; done < size && ok; done += MiB) {
+		fill(want, MiB, done / MiB);
+		ok = pread(fd, got, MiB, done) == MiB && !memcmp(want, got, MiB);
+	}
+	close(fd);
+	free(want);
+	free(got);
+	return ok;
+}
+
+static int run(const char *cmd)
+{
+	int ret = system(cmd);
+
+	return WIFEXITED(ret) ? WEXITSTATUS(ret) : -1;
+}
+
+/* Run a shell command made from @fmt; return its exit status. */
+static int runf(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return run(cmd);
+}
+
+/* A filesystem on the FDP disk with its journal or log on @plain. */
+static int mkfs_mount(const char *fs)
+{
+	const char *d = disk.path;
+
+	mkdir(MNT, 0755);
+	if (!strcmp(fs, "ext4"))
+		return runf("mke2fs -q -F -O journal_dev -b 4096 /dev/%s >/dev/null", plain) ||
+		       runf("mkfs.ext4 -q -F -b 4096 -J device=/dev/%s -E %s %s >/dev/null",
+			    plain, "nodiscard,lazy_itable_init=0,lazy_journal_init=0", d) ||
+		       runf("mount -t ext4 %s %s", d, MNT);
+	return runf("mkfs.xfs -q -f -K -l logdev=/dev/%s,size=64m,sectsize=4096 %s >/dev/null",
+		    plain, d) ||
+	       runf("mount -t xfs -o logdev=/dev/%s %s %s", plain, d, MNT);
+}
+
+/*
+ * Buffered writes on @fs in a cgroup pinned to stream 6 (handle 5): with
+ * fsync, or left to background writeback, or with the cgroup removed while
+ * its pages are still dirty.  The data must land on handle 5, metadata
+ * only within META_SLACK of it or on handle 0, nothing elsewhere.
+ */
+enum fs_mode { FS_FSYNC, FS_BACKGROUND, FS_REMOVE };
+
+static void check_fs(const char *fs, enum fs_mode mode)
+{
+	static const char * const mode_name[] = { "fsync", "background_writeback",
+						  "cgroup_removed_while_dirty" };
+	uint64_t data = FILE_SIZE / disk.lba_size, slack = META_SLACK / disk.lba_size;
+	struct job j = { .file = MNT "/data", .size = FILE_SIZE, .stream = -1,
+			 .fsync = mode == FS_FSYNC };
+	struct fdp_snapshot s0, s1;
+	struct fdp_usage u;
+	char cg[600], name[128], stat[256];
+	unsigned int i, waited;
+	bool ok = true;
+	int ret;
+
+	snprintf(name, sizeof(name), "%s_buffered_%s", fs, mode_name[mode]);
+	if (mkfs_mount(fs)) {
+		ksft_test_result_fail("%s: mkfs or mount failed\n", name);
+		return;
+	}
+	cg_create(cg, sizeof(cg), top, "fs");
+	set_stream(cg, devnum, "6");
+	sync();
+	snap(&s0);
+	ret = cg_run(cg, job_fn, &j);
+	if (ret) {
+		ksft_test_result_fail("%s: writer failed (%d)\n", name, ret);
+		goto out;
+	}
+	if (mode == FS_REMOVE) {
+		if (cg_destroy(cg)) {
+			ksft_test_result_fail("%s: rmdir: %s\n", name, strerror(errno));
+			goto out;
+		}
+		sync();
+	} else if (mode == FS_BACKGROUND) {
+		/* Let only the flusher write: wait for the bytes to arrive. */
+		for (waited = 0; waited < 60; waited++) {
+			sleep(1);
+			if (snap(&s1) && !consumed(&s0, &s1, &u) && u.blocks[5] >= data)
+				break;
+		}
+	}
+	if (!snap(&s1) || consumed(&s0, &s1, &u)) {
+		ksft_test_result_fail("%s: handle status\n", name);
+		goto out;
+	}
+	fdp_usage_print(&disk, &u);
+	for (i = 0; i < u.nr; i++) {
+		if (i == 5)
+			ok &= u.blocks[i] >= data && u.blocks[i] <= data + slack;
+		else if (i == 0)
+			ok &= u.blocks[i] <= slack;
+		else
+			ok &= !u.blocks[i];
+	}
+	if (!ok) {
+		ksft_test_result_fail("%s: want %llu..%llu blocks on handle 5, <= %llu on 0\n",
+				      name, (unsigned long long)data,
+				      (unsigned long long)(data + slack),
+				      (unsigned long long)slack);
+		goto out;
+	}
+	flush_page_cache();
+	if (!file_intact(MNT "/data", FILE_SIZE)) {
+		ksft_test_result_fail("%s: data read back differ\n", name);
+		goto out;
+	}
+	if (mode == FS_REMOVE) {
+		/* The removed cgroup must go away once its pages are gone. */
+		for (waited = 0; waited < 30; waited++) {
+			flush_page_cache();
+			if (!cg_read(top, "cgroup.stat", stat, sizeof(stat)) &&
+			    strstr(stat, "nr_dying_descendants 0"))
+				break;
+			sleep(1);
+		}
+		if (waited == 30) {
+			ksft_test_result_fail("%s: removed cgroup still dying: %s\n", name, stat);
+			goto out;
+		}
+	}
+	ksft_test_result_pass("%s\n", name);
+out:
+	if (mode != FS_REMOVE) {
+		set_stream(cg, devnum, "inherit");
+		cg_destroy(cg);
+	}
+	umount(MNT);
+}
+
+static void test_fs(void)
+{
+	char old_expire[32] = "3000", old_wb[32] = "500";
+	int fd;
+
+	fd = open("/proc/sys/vm/dirty_expire_centisecs", O_RDONLY);
+	if (fd >= 0) {
+		old_expire[read(fd, old_expire, sizeof(old_expire) - 1)] = '\0';
+		close(fd);
+	}
+	fd = open("/proc/sys/vm/dirty_writeback_centisecs", O_RDONLY);
+	if (fd >= 0) {
+		old_wb[read(fd, old_wb, sizeof(old_wb) - 1)] = '\0';
+		close(fd);
+	}
+	/* Background writeback in seconds, not half a minute. */
+	sysctl_write("/proc/sys/vm/dirty_expire_centisecs", "200");
+	sysctl_write("/proc/sys/vm/dirty_writeback_centisecs", "100");
+	check_fs("ext4", FS_FSYNC);
+	check_fs("ext4", FS_BACKGROUND);
+	check_fs("ext4", FS_REMOVE);
+	check_fs("xfs", FS_FSYNC);
+	check_fs("xfs", FS_BACKGROUND);
+	check_fs("xfs", FS_REMOVE);
+	sysctl_write("/proc/sys/vm/dirty_expire_centisecs", old_expire);
+	sysctl_write("/proc/sys/vm/dirty_writeback_centisecs", old_wb);
+}
+
+/* Bad input: each write fails with @err and leaves io.stream as it was. */
+static void bad_input(const char *cg, const char *name, const char *input, int err)
+{
+	char before[1024], after[1024];
+	int ret;
+
+	cg_read(cg, "io.stream", before, sizeof(before));
+	ret = cg_write(cg, "io.stream", input);
+	cg_read(cg, "io.stream", after, sizeof(after));
+	if (ret != -err)
+		ksft_test_result_fail("bad_input_%s: got %d (%s), want %d\n", name, ret,
+				      strerror(-ret), -err);
+	else if (!err && strcmp(before, after))
+		ksft_test_result_fail("bad_input_%s: io.stream changed:\n%s", name, after);
+	else if (strcmp(before, after))
+		ksft_test_result_fail("bad_input_%s: io.stream changed:\n%s", name, after);
+	else
+		ksft_test_result_pass("bad_input_%s\n", name);
+}
+
+struct racer {
+	const char *cg;
+	int id;
+	int errors;
+};
+
+static void *race_fn(void *arg)
+{
+	struct racer *r = arg;
+	char v[16];
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		snprintf(v, sizeof(v), "%d", 1 + (r->id + i) % 8);
+		if (set_stream(r->cg, devnum, v))
+			r->errors++;
+	}
+	return NULL;
+}
+
+static void test_bad_input(void)
+{
+	char cg[600], buf[64], big[8192], part[300] = "", pdev[32], cmd[300];
+	struct racer racers[4];
+	pthread_t th[4];
+	int i, errors = 0;
+
+	cg_create(cg, sizeof(cg), top, "bad");
+	set_stream(cg, devnum, "3");
+	set_stream(cg, NULL, "2");
+
+	bad_input(cg, "garbage", "garbage", EINVAL);
+	bad_input(cg, "default_garbage", "default garbage", EINVAL);
+	bad_input(cg, "negative_default", "default -1", EINVAL);
+	bad_input(cg, "default_above_255", "default 256", EINVAL);
+	snprintf(buf, sizeof(buf), "%s -1", devnum);
+	bad_input(cg, "negative", buf, EINVAL);
+	snprintf(buf, sizeof(buf), "%s 99999999999999999999", devnum);
+	bad_input(cg, "huge", buf, EINVAL);
+	snprintf(buf, sizeof(buf), "%s %u", devnum, disk.max_write_streams + 1);
+	bad_input(cg, "above_max_write_streams", buf, EINVAL);
+	snprintf(buf, sizeof(buf), "%s 3 4", devnum);
+	bad_input(cg, "extra_field", buf, EINVAL);
+	bad_input(cg, "default_extra_field", "default 3 4", EINVAL);
+	snprintf(buf, sizeof(buf), "%s", devnum);
+	bad_input(cg, "missing_value", buf, EINVAL);
+	bad_input(cg, "unknown_device", "4095:4095 1", ENODEV);
+	bad_input(cg, "malformed_devnum", "259:x 1", EINVAL);
+	bad_input(cg, "malformed_devnum_2", ":0 1", EINVAL);
+	bad_input(cg, "empty_line", "\n", EINVAL);
+	memset(big, '1', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	bad_input(cg, "longer_than_a_page", big, E2BIG);
+	if (plain[0]) {
+		snprintf(buf, sizeof(buf), "%s 1", plain_devnum);
+		bad_input(cg, "disk_without_streams", buf, EINVAL);
+		snprintf(buf, sizeof(buf), "%s 0", plain_devnum);
+		bad_input(cg, "disk_without_streams_0", buf, EINVAL);
+	} else {
+		ksft_test_result_fail("bad_input_disk_without_streams: no such disk\n");
+		ksft_test_result_fail("bad_input_disk_without_streams_0: no such disk\n");
+	}
+
+	/* A partition's number: streams belong to the whole disk. */
+	snprintf(cmd, sizeof(cmd), "echo ',64M' | sfdisk -q %.200s >/dev/null", disk.path);
+	snprintf(part, sizeof(part), "%sp1", disk.name);
+	if (run(cmd) || read_devnum(part, pdev, sizeof(pdev))) {
+		snprintf(part, sizeof(part), "%.100s/%.100sp1", disk.name, disk.name);
+		if (read_devnum(part, pdev, sizeof(pdev)))
+			pdev[0] = '\0';
+	}
+	if (pdev[0]) {
+		snprintf(buf, sizeof(buf), "%s 1", pdev);
+		bad_input(cg, "partition", buf, ENODEV);
+	} else {
+		ksft_test_result_fail("bad_input_partition: could not make a partition\n");
+	}
+	snprintf(cmd, sizeof(cmd), "wipefs -q -a %.100s && blockdev --rereadpt %.100s 2>/dev/null",
+		 disk.path, disk.path);
+	run(cmd);
+
+	/* A zero-length write never reaches io.stream: it writes nothing. */
+	bad_input(cg, "zero_length_write", "", 0);
+
+	/* Concurrent writers: every write succeeds, one value remains. */
+	for (i = 0; i < 4; i++) {
+		racers[i] = (struct racer){ .cg = cg, .id = i };
+		pthread_create(&th[i], NULL, race_fn, &racers[i]);
+	}
+	for (i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		errors += racers[i].errors;
+	}
+	cg_read(cg, "io.stream", big, sizeof(big));
+	{
+		char *line = strstr(big, devnum);
+		unsigned int v = 0;
+
+		ksft_test_result(!errors && line &&
+				 sscanf(line + strlen(devnum), " %u", &v) == 1 &&
+				 v >= 1 && v <= 8 && !strchr(strchr(line, '\n') + 1, ':'),
+				 "concurrent_writers\n");
+	}
+
+	/* A user the delegation does not allow cannot write. */
+	{
+		pid_t pid = fork();
+		int status;
+
+		if (!pid) {
+			if (setgid(65534) || setuid(65534))
+				_exit(2);
+			_exit(set_stream(cg, devnum, "1") == -EACCES ? 0 : 1);
+		}
+		waitpid(pid, &status, 0);
+		cg_read(cg, "io.stream", buf, sizeof(buf));
+		ksft_test_result(WIFEXITED(status) && !WEXITSTATUS(status),
+				 "unprivileged_write_refused\n");
+	}
+	set_stream(cg, devnum, "inherit");
+	set_stream(cg, NULL, "inherit");
+	cg_destroy(cg);
+}
+
+int main(void)
+{
+	char buf[256];
+
+	ksft_print_header();
+	fdp_require_disk(&disk);
+	if (disk.max_write_streams < 8)
+		ksft_exit_skip("needs 8 write streams, %s has %u\n", disk.name,
+			       disk.max_write_streams);
+	if (cg_enable_controllers(CG_ROOT, "+io +memory"))
+		ksft_exit_fail_msg("cannot enable the io and memory controllers\n");
+	if (cg_create(top, sizeof(top), CG_ROOT, "iostream_test") ||
+	    cg_enable_controllers(top, "+io +memory"))
+		ksft_exit_fail_msg("cannot create %s\n", top);
+	if (cg_read(top, "io.stream", buf, sizeof(buf))) {
+		cg_destroy(top);
+		ksft_exit_skip("no io.stream in this kernel\n");
+	}
+	read_devnum(disk.name, devnum, sizeof(devnum));
+	if (fdp_open_plain_disk(plain, sizeof(plain)) ||
+	    read_devnum(plain, plain_devnum, sizeof(plain_devnum)))
+		plain[0] = '\0';
+	ksft_print_msg("FDP disk %s (%s), disk without streams %s (%s)\n", disk.name,
+		       devnum, plain[0] ? plain : "none", plain_devnum);
+
+	ksft_set_plan(11 + 6 + 21);
+	test_direct();
+	test_stat();
+	test_concurrent();
+	test_fs();
+	test_bad_input();
+
+	cg_destroy(top);
+	fdp_close_disk(&disk);
+	ksft_finished();
+}
