@@ -437,3 +437,5 @@ static int __init iostream_init(void)
 	return ret;
 }
 subsys_initcall_sync(iostream_init);
+
+#include "tests/iostream-kunit.h"
