@@ -18,11 +18,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/fs.h>
 
 #include "../kselftest.h"
 #include "fdp_util.h"
@@ -73,6 +75,7 @@ struct job {
 	int stream;		/* io_uring write_stream, or -1: pwrite */
 	const char *file;	/* buffered write to this file instead */
 	bool fsync;
+	size_t chunk;		/* bytes per write, 1 MiB if 0 */
 };
 
 static void fill(void *buf, size_t len, unsigned int seed)
@@ -89,7 +92,7 @@ static void fill(void *buf, size_t len, unsigned int seed)
 static int job_fn(void *arg)
 {
 	struct job *j = arg;
-	size_t chunk = MiB, done;
+	size_t chunk = j->chunk ?: MiB, done;
 	struct fdp_ring r;
 	void *buf;
 	int fd, ret;
@@ -105,7 +108,7 @@ static int job_fn(void *arg)
 	if (j->stream >= 0 && fdp_ring_init(&r))
 		return 3;
 	for (done = 0; done < j->size; done += chunk) {
-		fill(buf, chunk, (j->off + done) / chunk);
+		fill(buf, chunk, (j->off + done) / MiB);
 		if (j->stream >= 0)
 			ret = fdp_ring_write(&r, fd, buf, chunk, j->off + done, j->stream);
 		else
@@ -233,6 +236,110 @@ static void test_stat(void)
 out:
 	set_stream(cg, devnum, "inherit");
 	cg_destroy(cg);
+}
+
+#define TRACING "/sys/kernel/tracing"
+
+static int trace_ctl(const char *file, const char *val)
+{
+	char path[128];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), TRACING "/%s", file);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * Sum the sectors of the block_write_stream records that match @want
+ * (a substring such as "stream=3 rule=cgroup cgroup=42") for our disk.
+ */
+static long long traced_sectors(const char *want)
+{
+	char line[512], dev[32], *p;
+	long long sum = 0;
+	unsigned int maj, min;
+	FILE *f;
+
+	if (sscanf(devnum, "%u:%u", &maj, &min) != 2)
+		return -1;
+	snprintf(dev, sizeof(dev), " %u,%u ", maj, min);
+	f = fopen(TRACING "/trace", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "block_write_stream:") || !strstr(line, dev) ||
+		    !strstr(line, want))
+			continue;
+		p = strstr(line, " + ");
+		if (p)
+			sum += atoll(p + 3);
+	}
+	fclose(f);
+	return sum;
+}
+
+/*
+ * The decision tracepoint records each write with its stream, the rule
+ * that decided and the cgroup, and each discard with rule=none.
+ */
+static void test_tracepoint(void)
+{
+	struct job pinned = { .off = next_region(), .size = DIO_SIZE, .stream = -1 };
+	/*
+	 * io_uring first tries without blocking; a bio the block layer would
+	 * have to split fails then and is submitted (and traced) again.
+	 * Writes of a size the disk takes whole are traced once.
+	 */
+	struct job app = { .off = next_region(), .size = DIO_SIZE, .stream = 7,
+			   .chunk = 128 * 1024 };
+	struct job plain_job = { .off = next_region(), .size = DIO_SIZE, .stream = -1 };
+	long long want = DIO_SIZE / 512, got[4];
+	char cg[600], other[600], match[128];
+	uint64_t range[2] = { next_region(), DIO_SIZE };
+	struct stat st;
+	int fd, ret;
+
+	cg_create(cg, sizeof(cg), top, "traced");
+	cg_create(other, sizeof(other), top, "untraced");
+	set_stream(cg, devnum, "3");
+	if (stat(cg, &st) || trace_ctl("trace", "") ||
+	    trace_ctl("events/block/block_write_stream/enable", "1")) {
+		ksft_test_result_fail("tracepoint_records_decisions: cannot enable the event\n");
+		goto out;
+	}
+	ret = cg_run(cg, job_fn, &pinned) || cg_run(cg, job_fn, &app) ||
+	      cg_run(other, job_fn, &plain_job);
+	fd = open(disk.path, O_WRONLY);
+	if (fd < 0 || ioctl(fd, BLKDISCARD, range))
+		ret = 1;
+	if (fd >= 0)
+		close(fd);
+	trace_ctl("events/block/block_write_stream/enable", "0");
+	snprintf(match, sizeof(match), "stream=3 rule=cgroup cgroup=%llu",
+		 (unsigned long long)st.st_ino);
+	got[0] = traced_sectors(match);
+	snprintf(match, sizeof(match), "stream=7 rule=app cgroup=%llu",
+		 (unsigned long long)st.st_ino);
+	got[1] = traced_sectors(match);
+	got[2] = traced_sectors("stream=0 rule=default");
+	got[3] = traced_sectors("rule=none");
+	if (ret || got[0] != want || got[1] != want || got[2] != want || got[3] != want)
+		ksft_test_result_fail("tracepoint_records_decisions: %s: %lld %lld %lld %lld, want %lld\n",
+				      ret ? "a write failed" : "sectors differ",
+				      got[0], got[1], got[2], got[3], want);
+	else
+		ksft_test_result_pass("tracepoint_records_decisions\n");
+out:
+	trace_ctl("trace", "");
+	set_stream(cg, devnum, "inherit");
+	cg_destroy(cg);
+	cg_destroy(other);
 }
 
 /* Two cgroups writing at once on different streams: nothing crosses. */
@@ -653,10 +760,11 @@ int main(void)
 	ksft_print_msg("FDP disk %s (%s), disk without streams %s (%s)\n", disk.name,
 		       devnum, plain[0] ? plain : "none", plain_devnum);
 
-	ksft_set_plan(11 + 6 + 21);
+	ksft_set_plan(12 + 6 + 21);
 	test_direct();
 	test_stat();
 	test_concurrent();
+	test_tracepoint();
 	test_fs();
 	test_bad_input();
 
