@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Host-side tests of fdp-sim (TAP): validation of the model against the
+# analytic results, and its command line and input checks.
+set -u
+dir=$(cd "$(dirname "$0")/../../tools/testing/fdp-sim" && pwd)
+if ! make -s -C "$dir" >/dev/null 2>&1; then
+	echo "not ok 1 fdp-sim builds"
+	make -C "$dir" 2>&1 | sed 's/^/# /' | tail -n 20
+	exit 1
+fi
+rc=0
+"$dir/tests/sim_test" || rc=1
+"$dir/tests/cli_test.sh" | grep -v '^TAP version' || rc=1
+exit $rc

@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# fdp-sim command line: replays a trace, reports, refuses bad input with
+# the line number and a non-zero exit.  TAP output.
+cd "$(dirname "$0")/.." || exit 1
+sim=./fdp-sim
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 failed=0
+
+check() {	# check NAME WANT_RC PATTERN -- ARGS...
+	local name=$1 want=$2 pat=$3 out rc
+	shift 4
+	out=$("$sim" "$@" 2>&1); rc=$?
+	n=$((n + 1))
+	if [ "$rc" = "$want" ] && grep -qE -- "$pat" <<<"$out"; then
+		echo "ok $n $name"
+	else
+		echo "not ok $n $name"
+		echo "# exit $rc (want $want), output:"
+		sed 's/^/# /' <<<"$out" | head -n 5
+		failed=$((failed + 1))
+	fi
+}
+
+# A small trace: two streams, an overwrite, a discard, another disk.
+cat >"$tmp/ok.trace" <<'T'
+# time dev op sector sectors stream rule cgroup
+0.1 259,0 W 0 16 2 cgroup 11
+0.2 259,0 W 16 8 0 default 12
+0.3 259,0 W 0 8 2 cgroup 11
+0.4 259,0 D 0 16 0 none 0
+0.5 8,0 W 0 8 0 default 1
+T
+echo "TAP version 13"
+check "replays a trace" 0 "^host_pages=4 media_pages=4 gc_pages=0 waf=1.0000" -- \
+	--capacity 512M --ru-size 1M "$tmp/ok.trace"
+check "reports per handle" 0 "^handle=1 host_pages=3 gc_pages=0" -- \
+	--capacity 512M --ru-size 1M "$tmp/ok.trace"
+check "reports what is mapped after discards" 0 "mapped_pages=1 " -- \
+	--capacity 512M --ru-size 1M "$tmp/ok.trace"
+check "runs the oracle" 0 "^oracle_waf=1.0000" -- \
+	--capacity 512M --ru-size 1M --oracle 0 "$tmp/ok.trace"
+check "replays only the chosen disk" 0 "^host_pages=1 " -- \
+	--capacity 512M --ru-size 1M --disk 8:0 "$tmp/ok.trace"
+
+printf '0.1 259,0 W 0 8 2 cgroup 11\n0.2 259,0 X 0 8 2 cgroup 11\n' >"$tmp/badop.trace"
+check "rejects a bad operation with its line" 1 "badop.trace:2: OP is not W, D or Z" -- \
+	--capacity 512M --ru-size 1M "$tmp/badop.trace"
+printf '0.1 259,0 W 0 8 2 cgroup 11\n0.2 259,0 W 0 8\n' >"$tmp/short.trace"
+check "rejects a record with missing fields" 1 "short.trace:2: expected 8 fields" -- \
+	--capacity 512M --ru-size 1M "$tmp/short.trace"
+printf '0.1 259,0 W 0 8 2 cgroup 11\n0.2 259,0 W 8 8 2 cgr' >"$tmp/trunc.trace"
+check "rejects a truncated trace" 1 "trunc.trace:2: truncated record" -- \
+	--capacity 512M --ru-size 1M "$tmp/trunc.trace"
+printf '0.1 259,0 W 1048568 16 2 cgroup 11\n' >"$tmp/past.trace"
+check "rejects a write past the capacity" 1 "past.trace:1: sectors 1048568..1048583 are past the capacity" -- \
+	--capacity 512M --ru-size 1M "$tmp/past.trace"
+printf '0.2 259,0 W 0 8 2 cgroup 11\n0.1 259,0 W 0 8 2 cgroup 11\n' >"$tmp/back.trace"
+check "rejects time going back" 1 "back.trace:2: time goes back" -- \
+	--capacity 512M --ru-size 1M "$tmp/back.trace"
+printf '0.1 259,0 W 0 8 9 cgroup 11\n' >"$tmp/stream.trace"
+check "rejects a stream the device lacks" 1 "stream.trace:1: stream 9 but the device has 8 handles" -- \
+	--capacity 512M --ru-size 1M "$tmp/stream.trace"
+check "rejects reclaim units that do not fit" 2 "impossible device: over-provisioning too small" -- \
+	--capacity 512M --ru-size 32M "$tmp/ok.trace"
+check "rejects too little over-provisioning" 2 "impossible device: over-provisioning too small" -- \
+	--capacity 512M --ru-size 1M --op 1 "$tmp/ok.trace"
+check "rejects a capacity that is not whole pages" 2 "multiples of 4 KiB" -- \
+	--capacity 1000 "$tmp/ok.trace"
+check "needs a capacity" 2 "usage" -- "$tmp/ok.trace"
+check "names a missing trace" 1 "no-such.trace: No such file" -- \
+	--capacity 512M --ru-size 1M "$tmp/no-such.trace"
+echo "1..$n"
+[ "$failed" = 0 ]

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Validation of the fdp-sim device model against analytic results, plus
+ * its input checks.  TAP output; "sim_test --bench" measures replay speed
+ * and memory instead.
+ *
+ * Uniform random overwrites under greedy GC approach the analytic
+ * a / (a + W0(-a e^-a)) only with many pages per reclaim unit and many
+ * units, so that the open and reserved units are a small share of the
+ * device: the tests use 2048-page (8 MiB) units and 1024 logical units
+ * (8 GiB; 4096 units, 32 GiB, at 7% over-provisioning), and measure over
+ * three drive writes after two of warm-up.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../fdpsim.h"
+#include "../trace.h"
+
+static int n, failed;
+
+static void result(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void result(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d ", ok ? "" : "not ", ++n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (!ok)
+		failed++;
+}
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+#define RU_PAGES	2048
+#define LOGICAL		(1024ull * RU_PAGES)
+
+/*
+ * The device's logical capacity in pages: 1024 units, or 4096 at low
+ * over-provisioning, where the handful of open and free units the model
+ * keeps would otherwise be a visible share of the spare space.
+ */
+static uint64_t logical = LOGICAL;
+
+static struct fdpsim_params params(double op, uint32_t handles)
+{
+	return (struct fdpsim_params){
+		.logical_pages = logical, .op = op, .ru_pages = RU_PAGES,
+		.handles = handles, .watermark = 4,
+	};
+}
+
+/* Fill, then random overwrites of pages [0, live); WAF after warm-up. */
+static double uniform(double op, uint64_t live, uint64_t *media)
+{
+	struct fdpsim_params p = params(op, 1);
+	struct fdpsim s;
+	uint64_t i;
+	double waf;
+
+	if (fdpsim_init(&s, &p))
+		return -1;
+	for (i = 0; i < logical; i++)
+		fdpsim_write(&s, i, 0, 0);
+	for (i = live; i < logical; i++)
+		fdpsim_discard(&s, i);
+	for (i = 0; i < 2 * logical; i++)
+		fdpsim_write(&s, rnd() % live, 0, 0);
+	fdpsim_reset_counters(&s);
+	for (i = 0; i < 3 * logical; i++)
+		if (fdpsim_write(&s, rnd() % live, 0, 0))
+			break;
+	waf = fdpsim_waf(&s);
+	if (media)
+		*media = s.media_pages;
+	fdpsim_exit(&s);
+	return waf;
+}
+
+static void test_uniform(double op)
+{
+	double want = fdpsim_uniform_waf(op), got;
+
+	logical = op < 0.1 ? 4 * LOGICAL : LOGICAL;
+	got = uniform(op, logical, NULL);
+	logical = LOGICAL;
+
+	result(fabs(got - want) <= 0.03 * want,
+	       "uniform random writes at %.0f%% over-provisioning: WAF %.3f, formula %.3f",
+	       op * 100, got, want);
+}
+
+/* A fifth of the data discarded: the formula at the effective spare. */
+static void test_discard(void)
+{
+	double op = 0.07, live = 0.8;
+	double want = fdpsim_uniform_waf((1 + op) / live - 1);
+	double got = uniform(op, LOGICAL * live, NULL);
+
+	result(fabs(got - want) <= 0.03 * want,
+	       "a fifth discarded: WAF %.3f, formula at %.1f%% effective spare %.3f",
+	       got, ((1 + op) / live - 1) * 100, want);
+}
+
+/* @hot_share of writes go to @hot_frac of pages; separated or mixed. */
+static double hotcold(double op, double hot_frac, double hot_share, bool separate)
+{
+	struct fdpsim_params p = params(op, 2);
+	uint64_t hot = LOGICAL * hot_frac, i;
+	struct fdpsim s;
+	double waf;
+
+	if (fdpsim_init(&s, &p))
+		return -1;
+	for (i = 0; i < LOGICAL; i++)
+		fdpsim_write(&s, i, separate && i < hot, 0);
+	for (i = 0; i < 5 * LOGICAL; i++) {
+		bool h = (rnd() % 1000) < hot_share * 1000;
+		uint64_t l = h ? rnd() % hot : hot + rnd() % (LOGICAL - hot);
+
+		if (i == 2 * LOGICAL)
+			fdpsim_reset_counters(&s);
+		fdpsim_write(&s, l, separate && h, 0);
+	}
+	waf = fdpsim_waf(&s);
+	fdpsim_exit(&s);
+	return waf;
+}
+
+static void test_hotcold(void)
+{
+	double op = 0.28, want = fdpsim_uniform_waf(op);
+	double sep = hotcold(op, 0.2, 0.8, true), mixed = hotcold(op, 0.2, 0.8, false);
+
+	result(fabs(sep - want) <= 0.03 * want,
+	       "80/20 hot/cold on two streams: WAF %.3f, uniform formula %.3f", sep, want);
+	result(mixed > sep * 1.1, "80/20 hot/cold mixed on one stream is worse: WAF %.3f vs %.3f",
+	       mixed, sep);
+}
+
+static void test_deterministic(void)
+{
+	uint64_t a, b;
+
+	rng = 1;
+	uniform(0.28, LOGICAL, &a);
+	rng = 1;
+	uniform(0.28, LOGICAL, &b);
+	result(a == b, "same workload and seed, same result (%llu and %llu media pages)",
+	       (unsigned long long)a, (unsigned long long)b);
+}
+
+static void test_params(void)
+{
+	struct fdpsim_params p = params(0.07, 8);
+	const char *why;
+
+	result(!fdpsim_check_params(&p), "sane parameters accepted");
+	p.op = 0.001;
+	why = fdpsim_check_params(&p);
+	result(why && strstr(why, "too small"), "too little over-provisioning refused: %s",
+	       why ? why : "accepted");
+	p = params(0.07, 8);
+	p.ru_pages = 0;
+	result(!!fdpsim_check_params(&p), "zero-size reclaim unit refused");
+	p = params(0.07, 200);
+	result(!!fdpsim_check_params(&p), "200 handles refused");
+	p = params(0.07, 8);
+	p.logical_pages = 0;
+	result(!!fdpsim_check_params(&p), "zero capacity refused");
+}
+
+static void test_parse(void)
+{
+	static const struct { const char *line; int ret; } cases[] = {
+		{ "1.5 259,0 W 8 8 3 cgroup 42", 1 },
+		{ "1.5 259:0 D 8 8 0 none 0", 1 },
+		{ "# comment", 0 },
+		{ "   ", 0 },
+		{ "1.5 259,0 W 8 8 3 cgroup", -1 },
+		{ "1.5 259,0 W 8 8 3 cgroup 42 extra", -1 },
+		{ "x 259,0 W 8 8 3 cgroup 42", -1 },
+		{ "1.5 259 W 8 8 3 cgroup 42", -1 },
+		{ "1.5 259,0 R 8 8 3 cgroup 42", -1 },
+		{ "1.5 259,0 W 8 0 3 cgroup 42", -1 },
+		{ "1.5 259,0 W 8 8 300 cgroup 42", -1 },
+		{ "-1 259,0 W 8 8 3 cgroup 42", -1 },
+	};
+	struct trace_rec r;
+	const char *why;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		result(trace_parse_line(cases[i].line, &r, &why) == cases[i].ret,
+		       "trace line '%s' parses as %d", cases[i].line, cases[i].ret);
+	trace_parse_line("2.25 259,3 W 16 24 5 cgroup 77", &r, &why);
+	result(r.major == 259 && r.minor == 3 && r.op == TRACE_WRITE && r.sector == 16 &&
+	       r.sectors == 24 && r.stream == 5 && !strcmp(r.rule, "cgroup") && r.cgroup == 77,
+	       "trace fields read back");
+}
+
+static void test_lambert(void)
+{
+	result(fabs(fdpsim_uniform_waf(0.07) - 7.82) < 0.01 &&
+	       fabs(fdpsim_uniform_waf(0.28) - 2.48) < 0.01 &&
+	       fabs(fdpsim_uniform_waf(0.50) - 1.72) < 0.01,
+	       "formula gives 7.82, 2.48, 1.72 at 7%%, 28%%, 50%%");
+}
+
+static int bench(void)
+{
+	struct fdpsim_params p = params(0.28, 8);
+	struct timespec t0, t1;
+	struct fdpsim s;
+	uint64_t i, writes = 8 * LOGICAL;
+	double secs;
+
+	if (fdpsim_init(&s, &p))
+		return 1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < writes; i++)
+		fdpsim_write(&s, rnd() % LOGICAL, i & 7, 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	printf("%llu host page writes (WAF %.2f, %llu media) in %.2f s: %.1f M host pages/s, %.1f M media pages/s; %zu bytes per logical page\n",
+	       (unsigned long long)writes, fdpsim_waf(&s), (unsigned long long)s.media_pages,
+	       secs, writes / secs / 1e6, s.media_pages / secs / 1e6, fdpsim_bytes_per_page(&s));
+	fdpsim_exit(&s);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--bench"))
+		return bench();
+	printf("TAP version 13\n");
+	test_lambert();
+	test_params();
+	test_parse();
+	test_deterministic();
+	test_uniform(0.07);
+	test_uniform(0.28);
+	test_uniform(0.50);
+	test_discard();
+	test_hotcold();
+	printf("1..%d\n", n);
+	return failed ? 1 : 0;
+}
