@@ -34,24 +34,25 @@ struct trace {
 	uint64_t write_pages;
 };
 
-static void usage(FILE *f)
+static void print_usage(FILE *f)
 {
-	fprintf(f,
-"usage: fdp-sim [options] TRACE (- for standard input)\n"
-"  --capacity BYTES   logical capacity of the disk (required; K, M, G suffixes)\n"
-"  --op PCT           over-provisioning in percent of capacity      [7]\n"
-"  --ru-size BYTES    reclaim unit size                              [1M]\n"
-"  --handles N        placement handles                              [8]\n"
-"  --watermark N      garbage collect below N free reclaim units     [4]\n"
-"  --gc-dest D        per-handle or shared: where GC writes copies   [per-handle]\n"
-"  --window BYTES     also report WAF per window of host writes\n"
-"  --warmup BYTES     count only after this many host bytes\n"
-"  --disk MAJ:MIN     replay only this disk's records (default: the first seen)\n"
-"  --oracle N         also run the oracle with N handles (0: --handles)\n");
+	fputs("usage: fdp-sim [options] TRACE (- for standard input)\n"
+	      "  --capacity BYTES   logical capacity of the disk (required; K, M, G)\n"
+	      "  --op PCT           over-provisioning in percent of capacity      [7]\n"
+	      "  --ru-size BYTES    reclaim unit size                              [1M]\n"
+	      "  --handles N        placement handles                              [8]\n"
+	      "  --watermark N      garbage collect below N free reclaim units     [4]\n"
+	      "  --gc-dest D        per-handle or shared: where GC writes copies   [per-handle]\n"
+	      "  --window BYTES     also report WAF per window of host writes\n"
+	      "  --warmup BYTES     count only after this many host bytes\n"
+	      "  --disk MAJ:MIN     replay only this disk's records (default: the first seen)\n"
+	      "  --oracle N         also run the oracle with N handles (0: --handles)\n", f);
 }
 
 static int parse_bytes(const char *s, uint64_t *v)
 {
+	static const char units[] = "kmg";
+	const char *unit;
 	char *end;
 	double x;
 
@@ -59,19 +60,12 @@ static int parse_bytes(const char *s, uint64_t *v)
 	x = strtod(s, &end);
 	if (errno || end == s || x < 0)
 		return -1;
-	switch (*end) {
-	case 'G': case 'g':
-		x *= 1024;
-		/* fall through */
-	case 'M': case 'm':
-		x *= 1024;
-		/* fall through */
-	case 'K': case 'k':
-		x *= 1024;
-		end++;
+	if (*end) {
+		unit = strchr(units, *end | 0x20);
+		if (!unit || end[1])
+			return -1;
+		x *= pow(1024, unit - units + 1);
 	}
-	if (*end)
-		return -1;
 	*v = (uint64_t)x;
 	return 0;
 }
@@ -134,7 +128,8 @@ static int load_trace(FILE *f, const char *name, const char *want_disk,
 			return -1;
 		}
 		if (feof(f) && !strchr(line, '\n') && line[0]) {
-			fprintf(stderr, "%s:%lu: truncated record (no end of line)\n", name, lineno);
+			fprintf(stderr, "%s:%lu: truncated record (no end of line)\n",
+				name, lineno);
 			return -1;
 		}
 		ret = trace_parse_line(line, &r, &why);
@@ -159,7 +154,8 @@ static int load_trace(FILE *f, const char *name, const char *want_disk,
 		last = r.time;
 		end = r.sector + r.sectors;
 		if (end > pages * SECTORS_PER_PAGE) {
-			fprintf(stderr, "%s:%lu: sectors %llu..%llu are past the capacity (%llu sectors)\n",
+			fprintf(stderr,
+				"%s:%lu: sectors %llu..%llu are past the capacity (%llu sectors)\n",
 				name, lineno, (unsigned long long)r.sector,
 				(unsigned long long)end - 1,
 				(unsigned long long)(pages * SECTORS_PER_PAGE));
@@ -302,7 +298,8 @@ static double oracle(const struct fdpsim_params *p, const struct trace *t,
 				bounds[b] = sorted[dying * (b + 1) / classes];
 			else				/* log-spaced, x4 apart */
 				bounds[b] = (uint64_t)(p->logical_pages *
-					pow(4, (double)b - (kind == 1 ? classes - 2 : classes / 2)));
+						       pow(4, (double)b - (kind == 1 ?
+								classes - 2 : classes / 2)));
 		}
 		for (i = 0; i < nw; i++) {
 			if (life[i] == NEVER) {
@@ -393,15 +390,15 @@ int main(int argc, char **argv)
 			oracle_n = atoi(optarg);
 			break;
 		case 'H':
-			usage(stdout);
+			print_usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
+			print_usage(stderr);
 			return 2;
 		}
 	}
 	if (optind != argc - 1 || !capacity) {
-		usage(stderr);
+		print_usage(stderr);
 		return 2;
 	}
 	if (capacity % FDPSIM_PAGE_SIZE || ru % FDPSIM_PAGE_SIZE) {
@@ -435,11 +432,11 @@ int main(int argc, char **argv)
 	printf("host_pages=%llu media_pages=%llu gc_pages=%llu waf=%.4f\n",
 	       (unsigned long long)s.host_pages, (unsigned long long)s.media_pages,
 	       (unsigned long long)s.gc_pages, fdpsim_waf(&s));
-	printf("victims=%llu victim_valid_fraction=%.4f mapped_pages=%llu fill=%.4f bytes_per_page=%zu\n",
+	printf("victims=%llu victim_valid_fraction=%.4f mapped_pages=%llu fill=%.4f",
 	       (unsigned long long)s.victims,
 	       s.victims ? (double)s.victim_valid / s.victims / p.ru_pages : 0,
-	       (unsigned long long)s.mapped, (double)s.mapped / p.logical_pages,
-	       fdpsim_bytes_per_page(&s));
+	       (unsigned long long)s.mapped, (double)s.mapped / p.logical_pages);
+	printf(" bytes_per_page=%zu\n", fdpsim_bytes_per_page(&s));
 	for (i = 0; i < p.handles; i++)
 		if (s.host_by_handle[i] || s.gc_by_handle[i])
 			printf("handle=%u host_pages=%llu gc_pages=%llu\n", i,

@@ -9,6 +9,7 @@
  * data: 11.5 bytes at 7% over-provisioning, 14.5 at 50%.
  */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,8 +88,10 @@ int fdpsim_init(struct fdpsim *s, const struct fdpsim_params *p)
 	for (i = 0; i < s->nr_rus; i++)
 		s->free_list[i] = s->nr_rus - 1 - i;
 	s->nr_free = s->nr_rus;
-	for (i = 0; i < FDPSIM_MAX_HANDLES; i++)
-		s->open[i] = s->gc_open[i] = FDPSIM_NONE;
+	for (i = 0; i < FDPSIM_MAX_HANDLES; i++) {
+		s->open[i] = FDPSIM_NONE;
+		s->gc_open[i] = FDPSIM_NONE;
+	}
 	return 0;
 }
 
@@ -287,13 +290,18 @@ double fdpsim_waf(const struct fdpsim *s)
 /* Start counting afresh, keeping the device's state (after a warm-up). */
 void fdpsim_reset_counters(struct fdpsim *s)
 {
-	s->host_pages = s->media_pages = s->gc_pages = s->discarded_pages = 0;
-	s->victims = s->victim_valid = 0;
+	s->host_pages = 0;
+	s->media_pages = 0;
+	s->gc_pages = 0;
+	s->discarded_pages = 0;
+	s->victims = 0;
+	s->victim_valid = 0;
 	memset(s->gc_by_handle, 0, sizeof(s->gc_by_handle));
 	memset(s->host_by_handle, 0, sizeof(s->host_by_handle));
 	memset(s->gc_by_cgroup, 0, sizeof(s->gc_by_cgroup));
 	s->nr_windows = 0;
-	s->win_host_start = s->win_media_start = 0;
+	s->win_host_start = 0;
+	s->win_media_start = 0;
 }
 
 /* Principal branch of Lambert W, for x in [-1/e, 0]: Halley iteration. */
@@ -309,7 +317,7 @@ double fdpsim_lambert_w0(double x)
 			break;
 		d = f / (e * (w + 1) - (w + 2) * f / (2 * w + 2));
 		w -= d;
-		if (fabs(d) < 1e-14)
+		if (fabs(d) < 4 * DBL_EPSILON)
 			break;
 	}
 	return w;

@@ -54,15 +54,18 @@ printf '0.1 259,0 W 0 8 2 cgroup 11\n0.2 259,0 W 8 8 2 cgr' >"$tmp/trunc.trace"
 check "rejects a truncated trace" 1 "trunc.trace:2: truncated record" -- \
 	--capacity 512M --ru-size 1M "$tmp/trunc.trace"
 printf '0.1 259,0 W 1048568 16 2 cgroup 11\n' >"$tmp/past.trace"
-check "rejects a write past the capacity" 1 "past.trace:1: sectors 1048568..1048583 are past the capacity" -- \
+check "rejects a write past the capacity" 1 \
+	"past.trace:1: sectors 1048568..1048583 are past the capacity" -- \
 	--capacity 512M --ru-size 1M "$tmp/past.trace"
 printf '0.2 259,0 W 0 8 2 cgroup 11\n0.1 259,0 W 0 8 2 cgroup 11\n' >"$tmp/back.trace"
 check "rejects time going back" 1 "back.trace:2: time goes back" -- \
 	--capacity 512M --ru-size 1M "$tmp/back.trace"
 printf '0.1 259,0 W 0 8 9 cgroup 11\n' >"$tmp/stream.trace"
-check "rejects a stream the device lacks" 1 "stream.trace:1: stream 9 but the device has 8 handles" -- \
+check "rejects a stream the device lacks" 1 \
+	"stream.trace:1: stream 9 but the device has 8 handles" -- \
 	--capacity 512M --ru-size 1M "$tmp/stream.trace"
-check "rejects reclaim units that do not fit" 2 "impossible device: over-provisioning too small" -- \
+check "rejects reclaim units that do not fit" 2 \
+	"impossible device: over-provisioning too small" -- \
 	--capacity 512M --ru-size 32M "$tmp/ok.trace"
 check "rejects too little over-provisioning" 2 "impossible device: over-provisioning too small" -- \
 	--capacity 512M --ru-size 1M --op 1 "$tmp/ok.trace"

@@ -24,7 +24,8 @@
 
 static int n, failed;
 
-static void result(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define ARRAY_SIZE(x)	(sizeof(x) / sizeof((x)[0]))
+
 static void result(int ok, const char *fmt, ...)
 {
 	va_list ap;
@@ -206,7 +207,7 @@ static void test_parse(void)
 	const char *why;
 	unsigned int i;
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
 		result(trace_parse_line(cases[i].line, &r, &why) == cases[i].ret,
 		       "trace line '%s' parses as %d", cases[i].line, cases[i].ret);
 	trace_parse_line("2.25 259,3 W 16 24 5 cgroup 77", &r, &why);
@@ -238,9 +239,11 @@ static int bench(void)
 		fdpsim_write(&s, rnd() % LOGICAL, i & 7, 0);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-	printf("%llu host page writes (WAF %.2f, %llu media) in %.2f s: %.1f M host pages/s, %.1f M media pages/s; %zu bytes per logical page\n",
+	printf("%llu host page writes (WAF %.2f, %llu media) in %.2f s\n",
 	       (unsigned long long)writes, fdpsim_waf(&s), (unsigned long long)s.media_pages,
-	       secs, writes / secs / 1e6, s.media_pages / secs / 1e6, fdpsim_bytes_per_page(&s));
+	       secs);
+	printf("%.1f M host pages/s, %.1f M media pages/s; %zu bytes per logical page\n",
+	       writes / secs / 1e6, s.media_pages / secs / 1e6, fdpsim_bytes_per_page(&s));
 	fdpsim_exit(&s);
 	return 0;
 }

@@ -330,7 +330,8 @@ static void test_tracepoint(void)
 	got[2] = traced_sectors("stream=0 rule=default");
 	got[3] = traced_sectors("rule=none");
 	if (ret || got[0] != want || got[1] != want || got[2] != want || got[3] != want)
-		ksft_test_result_fail("tracepoint_records_decisions: %s: %lld %lld %lld %lld, want %lld\n",
+		ksft_test_result_fail("%s: %s: %lld %lld %lld %lld, want %lld\n",
+				      "tracepoint_records_decisions",
 				      ret ? "a write failed" : "sectors differ",
 				      got[0], got[1], got[2], got[3], want);
 	else
