@@ -31,7 +31,8 @@ expect() {
 
 echo "TAP version 13"
 
-for s in install-deps prepare-tree build-kernel vm-run run-tests export-series update-patches demo; do
+for s in install-deps prepare-tree build-kernel vm-run run-tests export-series update-patches demo \
+	bench-iostream scenario-iostream14 fdp-trace; do
 	[ -x "$TOP/scripts/$s" ] || { not_ok "$s exists"; continue; }
 	expect "$s rejects an unknown option" "unknown option.*--bogus" "$TOP/scripts/$s" --bogus
 	out=$("$TOP/scripts/$s" --help 2>&1); rc=$?
