@@ -44,6 +44,32 @@ check "runs the oracle" 0 "^oracle_waf=1.0000" -- \
 check "replays only the chosen disk" 0 "^host_pages=1 " -- \
 	--capacity 512M --ru-size 1M --disk 8:0 "$tmp/ok.trace"
 
+# The oracle against real placement: a full 64 MiB disk, 90% of random
+# writes to a 10% hot region; unplaced, and hot/cold on two streams.
+awk -v sep=0 'BEGIN { srand(7); pages = 16384; hot = 1638
+	for (i = 0; i < pages; i++) print i / 1e6, "259,0 W", i * 8, 8, 1, "default 1"
+	for (i = 0; i < 12 * pages; i++) {
+		h = rand() < 0.9
+		p = h ? int(rand() * hot) : hot + int(rand() * (pages - hot))
+		print 1 + i / 1e6, "259,0 W", p * 8, 8, (sep && h) ? 2 : 1, "cgroup 1"
+	} }' >"$tmp/mixed.trace"
+awk '{ if ($6 == 1 && $4 / 8 < 1638 && $1 >= 1) $6 = 2; print }' "$tmp/mixed.trace" \
+	>"$tmp/sep.trace"
+sim_waf() {	# sim_waf KEY TRACE: the value of KEY= in fdp-sim's output
+	"$sim" --capacity 64M --ru-size 128K --op 7 --oracle 0 "$2" |
+		sed -n "s/.*$1=\([0-9.]*\).*/\1/p" | head -n 1
+}
+mixed=$(sim_waf waf "$tmp/mixed.trace")
+sep=$(sim_waf waf "$tmp/sep.trace")
+oracle=$(sim_waf oracle_waf "$tmp/mixed.trace")
+n=$((n + 1))
+if awk -v m="$mixed" -v s="$sep" -v o="$oracle" 'BEGIN { exit !(o <= s && s < m) }'; then
+	echo "ok $n oracle $oracle <= hot/cold streams $sep < unplaced $mixed"
+else
+	echo "not ok $n oracle $oracle <= hot/cold streams $sep < unplaced $mixed"
+	failed=$((failed + 1))
+fi
+
 printf '0.1 259,0 W 0 8 2 cgroup 11\n0.2 259,0 X 0 8 2 cgroup 11\n' >"$tmp/badop.trace"
 check "rejects a bad operation with its line" 1 "badop.trace:2: OP is not W, D or Z" -- \
 	--capacity 512M --ru-size 1M "$tmp/badop.trace"
