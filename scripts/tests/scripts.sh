@@ -32,7 +32,7 @@ expect() {
 echo "TAP version 13"
 
 for s in install-deps prepare-tree build-kernel vm-run run-tests export-series update-patches demo \
-	bench-iostream scenario-iostream14 fdp-trace; do
+	bench-iostream scenario-iostream14 fdp-trace bench-fs-hints dbbench-hints; do
 	[ -x "$TOP/scripts/$s" ] || { not_ok "$s exists"; continue; }
 	expect "$s rejects an unknown option" "unknown option.*--bogus" "$TOP/scripts/$s" --bogus
 	out=$("$TOP/scripts/$s" --help 2>&1); rc=$?
@@ -112,6 +112,12 @@ expect "vm-run names a missing QEMU" "'qemu-system-x86_64' is missing" \
 	env PATH="$tmp/bin" "$TOP/scripts/vm-run" true
 expect "vm-run rejects a bad handle count" "--handles must be a positive number" \
 	"$TOP/scripts/vm-run" --handles x true
+expect "bench-fs-hints rejects a bad round count" "--rounds and --runtime take positive numbers" \
+	"$TOP/scripts/bench-fs-hints" --rounds 0 --no-build
+expect "bench-fs-hints wants a value for --runtime" "--runtime needs a value" \
+	"$TOP/scripts/bench-fs-hints" --runtime
+expect "dbbench-hints rejects a bad key count" "--num takes a positive number" \
+	"$TOP/scripts/dbbench-hints" --num x --no-build
 
 # A guest that hangs is killed; one that panics is reported; both keep the log.
 kernel=$TOP/build/obj/arch/x86/boot/bzImage
