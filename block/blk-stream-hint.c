@@ -189,3 +189,5 @@ static int __init blk_stream_hint_policy_init(void)
 	return blk_stream_register_policy(&blk_stream_hint_policy);
 }
 subsys_initcall(blk_stream_hint_policy_init);
+
+#include "tests/stream-hint-kunit.h"
