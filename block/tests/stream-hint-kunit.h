@@ -34,14 +34,20 @@ static void stream_hint_test_defaults(struct kunit *test)
 {
 	unsigned int i, h;
 
-	for (i = 0; i < ARRAY_SIZE(stream_hint_defaults); i++)
-		for (h = 0; h < WRITE_HINT_NR; h++)
-			KUNIT_EXPECT_EQ_MSG(test,
-				blk_stream_hint_lookup(BLK_STREAM_HINT_MAP_DEFAULT,
-						       h, stream_hint_defaults[i].max),
-				stream_hint_defaults[i].stream[h],
-				"%u streams, key %s", stream_hint_defaults[i].max,
-				blk_stream_hint_names[h]);
+	for (i = 0; i < ARRAY_SIZE(stream_hint_defaults); i++) {
+		unsigned int max = stream_hint_defaults[i].max;
+
+		for (h = 0; h < WRITE_HINT_NR; h++) {
+			unsigned int s;
+
+			s = blk_stream_hint_lookup(BLK_STREAM_HINT_MAP_DEFAULT,
+						   h, max);
+			KUNIT_EXPECT_EQ_MSG(test, s,
+					    stream_hint_defaults[i].stream[h],
+					    "%u streams, key %s", max,
+					    blk_stream_hint_names[h]);
+		}
+	}
 }
 
 /* Every default stream exists and no key lands on stream 1. */
@@ -131,6 +137,7 @@ static struct kunit_suite stream_hint_test_suite = {
 	.name = "blk-stream-hint",
 	.test_cases = stream_hint_test_cases,
 };
+
 kunit_test_suite(stream_hint_test_suite);
 
 #endif /* _BLK_STREAM_HINT_KUNIT_H */
