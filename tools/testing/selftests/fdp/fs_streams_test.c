@@ -65,9 +65,11 @@
 #define NR_HINT_TESTS	(2 * 4)		/* buffered and direct, short..extreme */
 #define NR_FS_TESTS	(2 * (NR_HINT_TESTS + 1) + 4 + 3 + 3)
 #define NR_PIN_TESTS	3
-#define NR_PART_TESTS	(NR_HINT_TESTS + 1)
+#define NR_PART_TESTS	(NR_HINT_TESTS + 2)
+#define NR_SWITCH_TESTS	2
 #define NR_TESTS	(NR_POLICY_TESTS + NR_MAP_TESTS + 2 * NR_FS_TESTS + \
-			 NR_PIN_TESTS + NR_PART_TESTS)
+			 NR_PIN_TESTS + NR_PART_TESTS + NR_SWITCH_TESTS)
+#define NR_SWITCHES	400
 
 /* The keys of write_stream_hint_map, in the order it lists them. */
 enum map_key { K_NOT_SET, K_NONE, K_SHORT, K_MEDIUM, K_LONG, K_EXTREME,
@@ -1203,10 +1205,71 @@ static void wipe_partitions(void)
  * The hint placement on a partition: a GPT with two partitions, ext4 on
  * the second; the streams, the policy and the map are the whole disk's.
  */
+/*
+ * Switching the policy and rewriting the map while writers run must fail
+ * no I/O and lose no data: two writers, buffered and direct, rewrite
+ * their files with hints while the policy flips between none and hint
+ * and the map between two layouts.
+ */
+static void test_switch_under_io(void)
+{
+	static const char * const maps[] = { "default", "short 8\nmedium 7\n" };
+	struct fs_cfg c = { .fs = "ext4" };
+	pid_t pid[2];
+	unsigned int i, errors = 0;
+	int status, d, failed = 0;
+
+	snprintf(c.dev, sizeof(c.dev), "%s", disk.path);
+	if (do_mkfs(&c) || do_mount(&c, NULL)) {
+		fail_n(NR_SWITCH_TESTS, "switch_under_io", "mkfs or mount failed");
+		return;
+	}
+	for (d = 0; d < 2; d++) {
+		pid[d] = fork();
+		if (!pid[d]) {
+			char path[300];
+			struct wjob j = { .path = path, .size = FILE_SIZE,
+					  .hint = RWH_WRITE_LIFE_SHORT + d,
+					  .direct = d, .seed = 9000 + d };
+			int r, ret = 0;
+
+			snprintf(path, sizeof(path), MNT "/switch_%d", d);
+			for (r = 0; r < 8 && !ret; r++)
+				ret = write_file(&j);
+			_exit(ret);
+		}
+	}
+	for (i = 0; i < NR_SWITCHES; i++) {
+		if (set_policy(i & 1 ? "none" : "hint") ||
+		    queue_write(disk.name, "write_stream_hint_map", maps[i / 2 % 2]))
+			errors++;
+		usleep(5000);
+	}
+	for (d = 0; d < 2; d++) {
+		if (pid[d] < 0 || waitpid(pid[d], &status, 0) != pid[d] ||
+		    !WIFEXITED(status) || WEXITSTATUS(status))
+			failed++;
+		else
+			file_add(d ? MNT "/switch_1" : MNT "/switch_0", FILE_SIZE,
+				 9000 + d);
+	}
+	queue_write(disk.name, "write_stream_hint_map", "default");
+	set_policy("none");
+	if (errors || failed)
+		ksft_test_result_fail("%s: %u of %u switches, %d writers failed\n",
+				      "switch_under_io_no_error", errors,
+				      NR_SWITCHES, failed);
+	else
+		ksft_test_result_pass("switch_under_io_no_error\n");
+	check_integrity("switch_under_io_integrity", &c);
+	umount_all();
+}
+
 static void test_partition(void)
 {
 	struct fs_cfg c = { .fs = "ext4" };
 	const char *why = NULL;
+	char opt[80];
 	unsigned int i;
 	int ret;
 
@@ -1232,6 +1295,15 @@ static void test_partition(void)
 	ret = set_policy("hint") ?: ret;
 	hint_placement("ext4_partition", true,
 		       ret ? "cannot set policy hint and the default map" : NULL);
+	/* The partition reports no streams of its own: the disk's count. */
+	snprintf(opt, sizeof(opt), "journal_stream=%u,metadata_stream=%u",
+		 disk.max_write_streams, disk.max_write_streams);
+	ret = runf("mount -o remount,%s %s", opt, MNT);
+	if (ret || !shows_opt(opt))
+		ksft_test_result_fail("%s: remount (%d) or /proc/mounts\n",
+				      "ext4_partition_kind_streams_from_disk", ret);
+	else
+		ksft_test_result_pass("ext4_partition_kind_streams_from_disk\n");
 	check_integrity("ext4_partition_integrity", &c);
 	wipe_partitions();
 }
@@ -1418,6 +1490,7 @@ int main(void)
 		fs_options(fs[i], &c);
 	}
 	test_cgroup_pin();
+	test_switch_under_io();
 	test_partition();
 	cleanup();
 	top[0] = '\0';
