@@ -356,22 +356,10 @@ static int runf(const char *fmt, ...)
 	return run(line);
 }
 
-static int sysctl_write(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 static int flush_page_cache(void)
 {
 	sync();
-	return sysctl_write("/proc/sys/vm/drop_caches", "3");
+	return cg_write("/proc/sys/vm", "drop_caches", "3");
 }
 
 /*
