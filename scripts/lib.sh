@@ -35,6 +35,17 @@ need() {
 	done
 }
 
+# Build scripts/rw-hint-fix.c (see there) and print the shim's path.
+build_rw_hint_shim() {
+	local so=$BUILD/rw-hint-fix.so src=$TOP/scripts/rw-hint-fix.c
+	need gcc
+	if [ ! -f "$so" ] || [ "$src" -nt "$so" ]; then
+		mkdir -p "$BUILD" &&
+		gcc -O2 -Wall -shared -fPIC -o "$so" "$src" -ldl >&2 || return 1
+	fi
+	echo "$so"
+}
+
 # The object directory of a build variant ("" or "debug").
 objdir() {
 	if [ -n "${1:-}" ]; then echo "$BUILD/obj-$1"; else echo "$BUILD/obj"; fi
