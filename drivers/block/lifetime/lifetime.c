@@ -1,0 +1,906 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lifetime: a write stream placement policy that learns data lifetimes.
+ *
+ * Selected per disk in queue/write_stream_policy, the policy watches every
+ * write and invalidation of the disk (overwrites, discards, write zeroes),
+ * labels each write by tenant (cgroup), kind and lifetime hint, file class
+ * (the name pattern of a page-cache write's file) or writer thread (for
+ * direct writes from a task), and charges each death to the label that
+ * wrote the data, binned by age (lt-track.c).  Every quarter of a reclaim
+ * age a worker looks at which tenants are active and, when they changed,
+ * when the operator asks, or once a reclaim age when the plan moved, runs
+ * the planner (lt-plan.c): each tenant gets a stream, then the free
+ * streams go to the splits between a tenant's labels that save the most
+ * garbage-collection copying.  The layout is published with RCU; a bio
+ * never sees half of one.
+ *
+ * Streams that io.stream pins a cgroup to are left to those cgroups, and
+ * writes that an earlier rule placed are tracked but not planned.  Memory
+ * is bounded per disk (the owner table's cap); when it cannot be had the
+ * disk gets no placement, and that is counted.
+ *
+ * Files: /sys/block/<disk>/lifetime/ for settings, and
+ * /sys/kernel/debug/block/<disk>/lifetime/ for state.  See
+ * Documentation/block/write-stream-lifetime.rst.
+ */
+#include <linux/bio.h>
+#include <linux/blk-cgroup.h>
+#include <linux/blk-stream.h>
+#include <linux/blkdev.h>
+#include <linux/cgroup.h>
+#include <linux/dcache.h>
+#include <linux/debugfs.h>
+#include <linux/kobject.h>
+#include <linux/module.h>
+#include <linux/pagemap.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/sysfs.h>
+#include <linux/workqueue.h>
+
+#include "lt-core.h"
+
+#define CREATE_TRACE_POINTS
+#include "lifetime_trace.h"
+
+static unsigned int range_size;
+module_param(range_size, uint, 0644);
+MODULE_PARM_DESC(range_size,
+		 "Owner table range in bytes for new disks, a power of two >= 64 KiB (0: max(64 KiB, capacity / 2^22))");
+
+static unsigned long long mem_cap = LT_DEFAULT_MEM_CAP;
+module_param(mem_cap, ullong, 0644);
+MODULE_PARM_DESC(mem_cap, "Owner table memory cap per disk in bytes, for new disks");
+
+static unsigned int min_side = LT_MIN_SIDE_PM;
+module_param(min_side, uint, 0644);
+MODULE_PARM_DESC(min_side, "Smallest side of a boundary, per mille of the tenant's bytes");
+
+/* Where a label's file class comes from. */
+enum lt_src {
+	LT_SRC_NONE,	/* nothing: writeback of a page with no file */
+	LT_SRC_FILE,	/* the name pattern of a page-cache write's file */
+	LT_SRC_THREAD,	/* the writing task's name pattern */
+	LT_SRC_BDEV,	/* a block device's own page cache (fs metadata) */
+};
+
+static const char *const lt_src_name[] = {
+	[LT_SRC_NONE] = "none", [LT_SRC_FILE] = "file",
+	[LT_SRC_THREAD] = "thread", [LT_SRC_BDEV] = "bdev",
+};
+
+static const char *const lt_hint_name[] = {
+	"not_set", "none", "short", "medium", "long", "extreme",
+	"journal", "metadata",
+};
+
+#define LT_NAME_LEN	24
+#define LT_QUARTERS	4
+#define LT_HISTORY	8
+
+/**
+ * struct lt_installed - a layout as bios use it
+ * @rcu: to free it after readers are done (first: kfree_rcu() needs it
+ *	near the start)
+ * @tenants: active tenants planned for
+ * @key: key of each label slot when planned; a slot since given to
+ *	another key falls back to its tenant's stream
+ * @layout: the planner's result
+ */
+struct lt_installed {
+	struct rcu_head rcu;
+	u64 tenants;
+	u64 key[LT_MAX_LABELS];
+	struct lt_layout layout;
+};
+
+/**
+ * struct lt_disk - the policy's state for one disk
+ * @disk: the disk
+ * @lock: serialises the tracker, the tenant table and the clocks
+ * @track: owner table, labels and their histograms
+ * @now: host-write clock, 4 KiB pages written
+ * @next_check: @now at which the next check is due
+ * @tenant_id: cgroup id of each tenant slot
+ * @nr_tenants: tenant slots in use; cgroups beyond share the last one
+ * @act: pages each tenant wrote in each of the last quarters
+ * @quarter: the quarter @act counts into
+ * @quarters: quarters since the last decay of the histograms
+ * @names: file class or thread pattern of each label slot, for display
+ * @label_key: key @names was filled for
+ * @layout: the installed layout, NULL until the first plan
+ * @plan_mutex: serialises planning and installing
+ * @work: the periodic check and planner
+ * @snap: copy of the labels the planner works on
+ * @scratch: the planner's scratch space
+ * @next: layout being built
+ * @reclaim_age: reclaim age in pages of host writes, as last computed
+ * @age_source: where it came from: "capacity", "media" or "operator"
+ * @age_override: operator's reclaim age in pages, 0 for none
+ * @media_bytes: last media bytes written the operator fed
+ * @media_host: @now when it was fed
+ * @media_ratio: host pages per media page, in 1/1024, 0 if unknown
+ * @replan: the operator asked for a plan
+ * @plans: layouts installed
+ * @checks: checks run
+ * @last_plan: jiffies of the last install
+ * @last_plan_now: @now at the last install
+ * @last_reason: why the last layout was installed
+ * @history: the last LT_HISTORY installs: reason and @now
+ * @stream_pages: pages written through each stream by this policy
+ * @kobj: /sys/block/<disk>/lifetime
+ * @debugfs: /sys/kernel/debug/block/<disk>/lifetime
+ */
+struct lt_disk {
+	struct gendisk *disk;
+	spinlock_t lock;		/* tracker, tenants, clocks */
+	struct lt_track track;
+	u64 now;
+	u64 next_check;
+	u64 tenant_id[LT_MAX_TENANTS];
+	unsigned int nr_tenants;
+	u64 act[LT_QUARTERS][LT_MAX_TENANTS];
+	unsigned int quarter;
+	unsigned int quarters;
+	char names[LT_MAX_LABELS][LT_NAME_LEN];
+	u64 label_key[LT_MAX_LABELS];
+
+	struct lt_installed __rcu *layout;
+	struct mutex plan_mutex;	/* planning and installing */
+	struct work_struct work;
+	struct lt_label *snap;
+	struct lt_plan_work *scratch;
+	struct lt_installed *next;
+
+	u64 reclaim_age;
+	const char *age_source;
+	u64 age_override;
+	u64 media_bytes;
+	u64 media_host;
+	u64 media_ratio;
+	bool replan;
+	u64 plans;
+	u64 checks;
+	unsigned long last_plan;
+	u64 last_plan_now;
+	const char *last_reason;
+	struct {
+		const char *reason;
+		u64 now;
+	} history[LT_HISTORY];
+	atomic64_t stream_pages[LT_MAX_STREAMS + 1];
+
+	struct kobject kobj;
+	struct dentry *debugfs;
+};
+
+/* --- labels ---------------------------------------------------------- */
+
+/*
+ * A name's pattern: digits dropped, and a component made only of hex
+ * digits (PostgreSQL's WAL segments, hashes) dropped whole, so that
+ * 000123.sst and 000124.sst, or two WAL segments, share a class.
+ */
+static u32 lt_pattern(const unsigned char *s, unsigned int len, u32 h,
+		      char *out, unsigned int *olen)
+{
+	bool hex = len >= 8;
+	unsigned int i;
+
+	for (i = 0; i < len && hex; i++)
+		hex = isxdigit(s[i]);
+	if (hex)
+		return h;
+	for (i = 0; i < len; i++) {
+		if (isdigit(s[i]))
+			continue;
+		h = h * 31 + s[i];
+		if (*olen < LT_NAME_LEN - 1)
+			out[(*olen)++] = s[i];
+	}
+	return h;
+}
+
+/* The file class of @inode: the patterns of its parent's and its name. */
+static u32 lt_file_class(struct inode *inode, char *name)
+{
+	const unsigned char *s;
+	struct dentry *de, *parent;
+	unsigned int n = 0, len;
+	u32 h = 17;
+
+	de = d_find_alias_rcu(inode);
+	if (!de)
+		return 0;
+	parent = READ_ONCE(de->d_parent);
+	if (parent && parent != de) {
+		len = min(READ_ONCE(parent->d_name.len), 64U);
+		s = READ_ONCE(parent->d_name.name);
+		h = lt_pattern(s, strnlen(s, len), h, name, &n);
+	}
+	h = h * 31 + '/';
+	if (n < LT_NAME_LEN - 1)
+		name[n++] = '/';
+	len = min(READ_ONCE(de->d_name.len), 64U);
+	s = READ_ONCE(de->d_name.name);
+	h = lt_pattern(s, strnlen(s, len), h, name, &n);
+	name[n] = 0;
+	return h;
+}
+
+/* The label key and tenant of a write, and a name for a new label. */
+static u64 lt_bio_key(struct bio *bio, char *name)
+{
+	unsigned int hint = bio->bi_write_hint & 7;
+	enum lt_src src = LT_SRC_NONE;
+	u32 class = 0;
+
+	name[0] = 0;
+	if (bio_has_data(bio)) {
+		struct folio *folio = page_folio(bio_first_page_all(bio));
+		struct address_space *mapping = NULL;
+
+		if (!folio_test_slab(folio) && !folio_test_anon(folio))
+			mapping = READ_ONCE(folio->mapping);
+		if (mapping && mapping->host) {
+			struct inode *inode = mapping->host;
+
+			if (S_ISBLK(inode->i_mode)) {
+				src = LT_SRC_BDEV;
+			} else if (S_ISREG(inode->i_mode)) {
+				class = lt_file_class(inode, name);
+				src = class ? LT_SRC_FILE : LT_SRC_NONE;
+			}
+		} else if (in_task() && !(current->flags & PF_KTHREAD)) {
+			unsigned int n = 0;
+
+			class = lt_pattern(current->comm,
+					   strnlen(current->comm, TASK_COMM_LEN),
+					   17, name, &n);
+			name[n] = 0;
+			src = LT_SRC_THREAD;
+		}
+	}
+	return BIT_ULL(62) | (u64)hint << 56 | (u64)src << 48 | class;
+}
+
+static u64 lt_bio_cgroup(struct bio *bio)
+{
+#ifdef CONFIG_BLK_CGROUP
+	struct cgroup_subsys_state *css = bio_blkcg_css(bio);
+
+	if (css)
+		return cgroup_id(css->cgroup);
+#endif
+	return 0;
+}
+
+/* Tenant slot of a cgroup; cgroups past the table share the last slot. */
+static u16 lt_tenant(struct lt_disk *ld, u64 cgid)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&ld->lock);
+	for (i = 0; i < ld->nr_tenants; i++)
+		if (ld->tenant_id[i] == cgid)
+			return i;
+	if (ld->nr_tenants == LT_MAX_TENANTS)
+		return LT_MAX_TENANTS - 1;
+	ld->tenant_id[ld->nr_tenants] = cgid;
+	return ld->nr_tenants++;
+}
+
+/* --- per bio --------------------------------------------------------- */
+
+static void lt_clock(struct lt_disk *ld, u64 pages)
+{
+	lockdep_assert_held(&ld->lock);
+	ld->now += pages;
+	if (ld->now >= ld->next_check) {
+		ld->next_check = ld->now + max(ld->reclaim_age / LT_QUARTERS, 1ULL);
+		queue_work(system_dfl_wq, &ld->work);
+	}
+}
+
+/* A shorter reclaim age brings the next check forward. */
+static void lt_check_soon(struct lt_disk *ld)
+{
+	lockdep_assert_held(&ld->lock);
+	ld->next_check = min(ld->next_check,
+			     ld->now + max(ld->reclaim_age / LT_QUARTERS, 1ULL));
+}
+
+/* Track a write; return its label and tenant. */
+static u16 lt_write(struct lt_disk *ld, struct bio *bio, u16 *tenant)
+{
+	u64 pages = DIV_ROUND_UP(bio->bi_iter.bi_size, PAGE_SIZE);
+	char name[LT_NAME_LEN];
+	u64 key = lt_bio_key(bio, name);
+	u64 cgid = lt_bio_cgroup(bio);
+	unsigned long flags;
+	u16 label;
+
+	spin_lock_irqsave(&ld->lock, flags);
+	*tenant = lt_tenant(ld, cgid);
+	label = lt_label_get(&ld->track, key, *tenant);
+	if (label != LT_LABEL_UNKNOWN && ld->label_key[label] != key) {
+		ld->label_key[label] = key;
+		strscpy(ld->names[label], name);
+	}
+	lt_track_write(&ld->track, bio->bi_iter.bi_sector,
+		       bio_sectors(bio), label, ld->now);
+	ld->act[ld->quarter][*tenant] += pages;
+	lt_clock(ld, pages);
+	spin_unlock_irqrestore(&ld->lock, flags);
+	return label;
+}
+
+static unsigned int lt_decide(struct gendisk *disk, void *data,
+			      struct bio *bio)
+{
+	struct lt_disk *ld = data;
+	struct lt_installed *inst;
+	unsigned int stream = 0;
+	u16 tenant, label;
+
+	label = lt_write(ld, bio, &tenant);
+	inst = rcu_dereference(ld->layout);
+	if (inst) {
+		if (label != LT_LABEL_UNKNOWN &&
+		    inst->key[label] == READ_ONCE(ld->label_key[label]))
+			stream = inst->layout.label_stream[label];
+		if (!stream)
+			stream = inst->layout.tenant_stream[tenant];
+	}
+	atomic64_add(DIV_ROUND_UP(bio->bi_iter.bi_size, PAGE_SIZE),
+		     &ld->stream_pages[stream]);
+	return stream;
+}
+
+static void lt_observe(struct gendisk *disk, void *data, struct bio *bio,
+		       unsigned int stream)
+{
+	struct lt_disk *ld = data;
+	unsigned long flags;
+	u16 tenant;
+
+	if (bio_op(bio) == REQ_OP_WRITE) {
+		lt_write(ld, bio, &tenant);
+		return;
+	}
+	spin_lock_irqsave(&ld->lock, flags);
+	lt_track_discard(&ld->track, bio->bi_iter.bi_sector, bio_sectors(bio),
+			 ld->now);
+	spin_unlock_irqrestore(&ld->lock, flags);
+}
+
+/* --- planning -------------------------------------------------------- */
+
+/* Reclaim age in pages: capacity over the media write rate. */
+static void lt_update_reclaim_age(struct lt_disk *ld)
+{
+	u64 cap = ld->track.capacity >> LT_PAGE_SHIFT;
+
+	if (ld->age_override) {
+		ld->reclaim_age = ld->age_override;
+		ld->age_source = "operator";
+	} else if (ld->media_ratio) {
+		/* host pages per media page is at most 1: WAF >= 1 */
+		ld->reclaim_age = max(cap * min(ld->media_ratio, 1024ULL) >> 10, 1ULL);
+		ld->age_source = "media";
+	} else {
+		/* The host rate is the floor of the media rate. */
+		ld->reclaim_age = max(cap, 1ULL);
+		ld->age_source = "capacity";
+	}
+}
+
+/* Active tenants: at least 5% of the pages written in the last reclaim age. */
+static u64 lt_active(struct lt_disk *ld)
+{
+	u64 sum[LT_MAX_TENANTS] = { }, total = 0, set = 0;
+	unsigned int q, i;
+
+	for (q = 0; q < LT_QUARTERS; q++)
+		for (i = 0; i < ld->nr_tenants; i++)
+			sum[i] += ld->act[q][i];
+	for (i = 0; i < ld->nr_tenants; i++)
+		total += sum[i];
+	for (i = 0; total && i < ld->nr_tenants; i++)
+		if (sum[i] * 20 >= total)
+			set |= BIT_ULL(i);
+	return set;
+}
+
+/* Streams the policy may hand out: 2..max, less those io.stream pins. */
+static unsigned int lt_free_streams(struct lt_disk *ld, u8 *streams)
+{
+	unsigned int max = min_t(unsigned int, LT_MAX_STREAMS,
+				 ld->disk->queue->limits.max_write_streams);
+	DECLARE_BITMAP(pinned, LT_MAX_STREAMS + 1) = { };
+	unsigned int s, n = 0;
+
+	blkcg_iostream_pinned(ld->disk, pinned, LT_MAX_STREAMS + 1);
+	/* Stream 1 shares the default handle with unplaced writes. */
+	for (s = 2; s <= max; s++)
+		if (!test_bit(s, pinned))
+			streams[n++] = s;
+	return n;
+}
+
+static void lt_install(struct lt_disk *ld, const char *reason)
+{
+	struct lt_installed *inst = ld->next, *old;
+	unsigned int i, classes = 0;
+
+	lockdep_assert_held(&ld->plan_mutex);
+	for (i = 0; i < LT_MAX_TENANTS; i++)
+		classes += inst->layout.tenant_classes[i];
+	old = rcu_replace_pointer(ld->layout, inst,
+				  lockdep_is_held(&ld->plan_mutex));
+	ld->next = NULL;
+	if (old)
+		kfree_rcu(old, rcu);
+	ld->plans++;
+	ld->last_plan = jiffies;
+	ld->last_plan_now = READ_ONCE(ld->now);
+	ld->last_reason = reason;
+	ld->history[ld->plans % LT_HISTORY].reason = reason;
+	ld->history[ld->plans % LT_HISTORY].now = ld->last_plan_now;
+	trace_blk_lifetime_layout(ld->disk, reason, inst->layout.nr_tenants,
+				  inst->layout.nr_streams, classes,
+				  inst->layout.total_worth,
+				  inst->layout.reclaim_age << LT_PAGE_SHIFT);
+}
+
+static bool lt_same_layout(const struct lt_installed *a,
+			   const struct lt_installed *b)
+{
+	return a->tenants == b->tenants &&
+	       !memcmp(a->layout.label_stream, b->layout.label_stream,
+		       sizeof(a->layout.label_stream)) &&
+	       !memcmp(a->layout.tenant_stream, b->layout.tenant_stream,
+		       sizeof(a->layout.tenant_stream)) &&
+	       !memcmp(a->key, b->key, sizeof(a->key));
+}
+
+static void lt_workfn(struct work_struct *work)
+{
+	struct lt_disk *ld = container_of(work, struct lt_disk, work);
+	struct lt_plan_input in = { };
+	struct lt_installed *cur;
+	const char *reason = NULL;
+	u8 streams[LT_MAX_STREAMS];
+	bool replan;
+	u64 active, now;
+
+	mutex_lock(&ld->plan_mutex);
+	if (!ld->next)
+		ld->next = kzalloc_obj(*ld->next, GFP_KERNEL);
+	if (!ld->next) {
+		mutex_unlock(&ld->plan_mutex);
+		return;
+	}
+
+	spin_lock_irq(&ld->lock);
+	ld->checks++;
+	lt_update_reclaim_age(ld);
+	active = lt_active(ld);
+	ld->quarter = (ld->quarter + 1) % LT_QUARTERS;
+	memset(ld->act[ld->quarter], 0, sizeof(ld->act[0]));
+	if (++ld->quarters >= LT_QUARTERS) {
+		ld->quarters = 0;
+		lt_track_age(&ld->track);
+	}
+	lt_track_sweep(&ld->track, ld->now,
+		       DIV_ROUND_UP(ld->track.nr_ranges, LT_QUARTERS));
+	memcpy(ld->snap, ld->track.label, sizeof(*ld->snap) * LT_MAX_LABELS);
+	memcpy(ld->next->key, ld->label_key, sizeof(ld->label_key));
+	now = ld->now;
+	replan = ld->replan;
+	ld->replan = false;
+	spin_unlock_irq(&ld->lock);
+
+	cur = rcu_dereference_protected(ld->layout,
+					lockdep_is_held(&ld->plan_mutex));
+	if (!ld->track.on)
+		goto out;	/* no tracking, no placement */
+	if (replan)
+		reason = "operator";
+	else if (!cur)
+		reason = active ? "first" : NULL;
+	else if (active && active != cur->tenants)
+		reason = "tenants";
+	else if (now - ld->last_plan_now >= ld->reclaim_age)
+		reason = "drift";
+	if (!reason)
+		goto out;
+
+	in.labels = ld->snap;
+	in.nr_labels = LT_MAX_LABELS;
+	in.reclaim_age = ld->reclaim_age;
+	in.streams = streams;
+	in.nr_streams = lt_free_streams(ld, streams);
+	in.min_side_pm = min_side;
+	in.tenants = active;
+	ld->next->tenants = active;
+	if (!in.nr_streams || lt_plan(&in, &ld->next->layout, ld->scratch))
+		goto out;
+	/* A drift check installs only a layout that changed. */
+	if (cur && !strcmp(reason, "drift") && lt_same_layout(cur, ld->next)) {
+		ld->last_plan_now = now;
+		goto out;
+	}
+	lt_install(ld, reason);
+out:
+	mutex_unlock(&ld->plan_mutex);
+}
+
+/* --- sysfs: settings ------------------------------------------------- */
+
+struct lt_attr {
+	struct attribute attr;
+	ssize_t (*show)(struct lt_disk *ld, char *page);
+	ssize_t (*store)(struct lt_disk *ld, const char *page, size_t count);
+};
+
+static ssize_t reclaim_age_show(struct lt_disk *ld, char *page)
+{
+	return sysfs_emit(page, "%llu\n", READ_ONCE(ld->reclaim_age) << LT_PAGE_SHIFT);
+}
+
+static ssize_t reclaim_age_store(struct lt_disk *ld, const char *page,
+				 size_t count)
+{
+	u64 v;
+
+	if (kstrtou64(page, 0, &v))
+		return -EINVAL;
+	spin_lock_irq(&ld->lock);
+	ld->age_override = v >> LT_PAGE_SHIFT;
+	if (v && !ld->age_override)
+		ld->age_override = 1;
+	lt_update_reclaim_age(ld);
+	lt_check_soon(ld);
+	spin_unlock_irq(&ld->lock);
+	return count;
+}
+
+static ssize_t reclaim_age_source_show(struct lt_disk *ld, char *page)
+{
+	return sysfs_emit(page, "%s\n", READ_ONCE(ld->age_source));
+}
+
+static ssize_t media_bytes_written_show(struct lt_disk *ld, char *page)
+{
+	return sysfs_emit(page, "%llu\n", READ_ONCE(ld->media_bytes));
+}
+
+/*
+ * The device's media bytes written (FDP statistics): two readings give the
+ * media rate against the host writes seen between them.
+ */
+static ssize_t media_bytes_written_store(struct lt_disk *ld, const char *page,
+					 size_t count)
+{
+	u64 v, media, host;
+
+	if (kstrtou64(page, 0, &v))
+		return -EINVAL;
+	spin_lock_irq(&ld->lock);
+	if (ld->media_bytes && v < ld->media_bytes) {
+		spin_unlock_irq(&ld->lock);
+		return -EINVAL;		/* the counter never goes back */
+	}
+	media = (v - ld->media_bytes) >> LT_PAGE_SHIFT;
+	host = ld->now - ld->media_host;
+	if (ld->media_bytes && media && host)
+		ld->media_ratio = div64_u64(host << 10, media) ?: 1;
+	ld->media_bytes = v;
+	ld->media_host = ld->now;
+	lt_update_reclaim_age(ld);
+	lt_check_soon(ld);
+	spin_unlock_irq(&ld->lock);
+	return count;
+}
+
+static ssize_t replan_store(struct lt_disk *ld, const char *page, size_t count)
+{
+	bool v;
+
+	if (kstrtobool(page, &v) || !v)
+		return -EINVAL;
+	spin_lock_irq(&ld->lock);
+	ld->replan = true;
+	spin_unlock_irq(&ld->lock);
+	queue_work(system_dfl_wq, &ld->work);
+	flush_work(&ld->work);
+	return count;
+}
+
+static ssize_t range_size_show(struct lt_disk *ld, char *page)
+{
+	return sysfs_emit(page, "%llu\n", ld->track.stats.range_bytes);
+}
+
+static ssize_t memory_show(struct lt_disk *ld, char *page)
+{
+	return sysfs_emit(page, "%llu\n", ld->track.stats.mem_bytes +
+			  sizeof(*ld) + sizeof(*ld->snap) * LT_MAX_LABELS +
+			  sizeof(*ld->scratch) + 2 * sizeof(struct lt_installed));
+}
+
+#define LT_ATTR_RW(n) \
+	static struct lt_attr lt_attr_##n = __ATTR(n, 0644, n##_show, n##_store)
+#define LT_ATTR_RO(n) \
+	static struct lt_attr lt_attr_##n = __ATTR(n, 0444, n##_show, NULL)
+#define LT_ATTR_WO(n) \
+	static struct lt_attr lt_attr_##n = __ATTR(n, 0200, NULL, n##_store)
+
+LT_ATTR_RW(reclaim_age);
+LT_ATTR_RO(reclaim_age_source);
+LT_ATTR_RW(media_bytes_written);
+LT_ATTR_WO(replan);
+LT_ATTR_RO(range_size);
+LT_ATTR_RO(memory);
+
+static struct attribute *lt_attrs[] = {
+	&lt_attr_reclaim_age.attr,
+	&lt_attr_reclaim_age_source.attr,
+	&lt_attr_media_bytes_written.attr,
+	&lt_attr_replan.attr,
+	&lt_attr_range_size.attr,
+	&lt_attr_memory.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(lt);
+
+static ssize_t lt_attr_show(struct kobject *kobj, struct attribute *attr,
+			    char *page)
+{
+	struct lt_attr *a = container_of(attr, struct lt_attr, attr);
+
+	return a->show ? a->show(container_of(kobj, struct lt_disk, kobj), page) : -EIO;
+}
+
+static ssize_t lt_attr_store(struct kobject *kobj, struct attribute *attr,
+			     const char *page, size_t count)
+{
+	struct lt_attr *a = container_of(attr, struct lt_attr, attr);
+
+	return a->store ? a->store(container_of(kobj, struct lt_disk, kobj),
+				   page, count) : -EIO;
+}
+
+static const struct sysfs_ops lt_sysfs_ops = {
+	.show = lt_attr_show,
+	.store = lt_attr_store,
+};
+
+static void lt_free(struct lt_disk *ld)
+{
+	kfree(rcu_dereference_protected(ld->layout, true));
+	kfree(ld->next);
+	kvfree(ld->snap);
+	kvfree(ld->scratch);
+	lt_track_exit(&ld->track);
+	kvfree(ld);
+}
+
+static void lt_kobj_release(struct kobject *kobj)
+{
+	lt_free(container_of(kobj, struct lt_disk, kobj));
+}
+
+static const struct kobj_type lt_ktype = {
+	.sysfs_ops = &lt_sysfs_ops,
+	.default_groups = lt_groups,
+	.release = lt_kobj_release,
+};
+
+/* --- debugfs: state -------------------------------------------------- */
+
+/* label tenant cgroup kind source class bytes survival stream */
+static int lt_labels_show(struct seq_file *m, void *v)
+{
+	struct lt_disk *ld = m->private;
+	struct lt_installed *inst;
+	unsigned int i, k;
+
+	mutex_lock(&ld->plan_mutex);
+	inst = rcu_dereference_protected(ld->layout,
+					 lockdep_is_held(&ld->plan_mutex));
+	seq_puts(m, "label tenant cgroup hint source class bytes survival stream histogram\n");
+	spin_lock_irq(&ld->lock);
+	for (i = 1; i < LT_MAX_LABELS; i++) {
+		const struct lt_label *l = &ld->track.label[i];
+		u64 key = l->key;
+		u32 surv;
+
+		if (!(l->flags & LT_LABEL_USED) || (l->flags & LT_LABEL_DRAINING))
+			continue;
+		surv = lt_survival(l->bytes, lt_dead_before(l->hist, ld->reclaim_age));
+		seq_printf(m, "%u %u %llu %s %s %s %llu %u.%03u %u", i, l->tenant,
+			   ld->tenant_id[l->tenant], lt_hint_name[(key >> 56) & 7],
+			   lt_src_name[(key >> 48) & 3],
+			   ld->names[i][0] ? ld->names[i] : "-", l->bytes,
+			   surv >> LT_SURV_SHIFT,
+			   (u32)(((u64)(surv & (LT_SURV_ONE - 1)) * 1000) >> LT_SURV_SHIFT),
+			   inst && inst->key[i] == key ? inst->layout.label_stream[i] : 0);
+		for (k = 0; k < LT_NR_BINS; k++)
+			seq_printf(m, "%c%llu", k ? ',' : ' ', l->hist[k]);
+		seq_putc(m, '\n');
+	}
+	spin_unlock_irq(&ld->lock);
+	mutex_unlock(&ld->plan_mutex);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(lt_labels);
+
+/* stream tenant class survival bytes-planned bytes-written */
+static int lt_layout_show(struct seq_file *m, void *v)
+{
+	struct lt_disk *ld = m->private;
+	struct lt_installed *inst;
+	unsigned int i;
+	u64 p;
+
+	mutex_lock(&ld->plan_mutex);
+	inst = rcu_dereference_protected(ld->layout,
+					 lockdep_is_held(&ld->plan_mutex));
+	seq_printf(m, "plans %llu\nchecks %llu\nlast_reason %s\nlast_plan_ms_ago %u\n",
+		   ld->plans, ld->checks, ld->last_reason ?: "-",
+		   ld->plans ? jiffies_to_msecs(jiffies - ld->last_plan) : 0);
+	seq_printf(m, "reclaim_age %llu\nreclaim_age_source %s\nhost_bytes %llu\nlast_plan_host_bytes %llu\n",
+		   ld->reclaim_age << LT_PAGE_SHIFT, ld->age_source,
+		   READ_ONCE(ld->now) << LT_PAGE_SHIFT,
+		   ld->last_plan_now << LT_PAGE_SHIFT);
+	for (p = ld->plans > LT_HISTORY ? ld->plans - LT_HISTORY + 1 : 1;
+	     p <= ld->plans; p++)
+		seq_printf(m, "plan %llu %s %llu\n", p,
+			   ld->history[p % LT_HISTORY].reason,
+			   ld->history[p % LT_HISTORY].now << LT_PAGE_SHIFT);
+	if (inst) {
+		seq_printf(m, "tenants %u\nshared_tenants %u\nworth %llu\n",
+			   inst->layout.nr_tenants, inst->layout.nr_shared,
+			   inst->layout.total_worth);
+		for (i = 0; i < inst->layout.nr_streams; i++) {
+			const struct lt_layout_stream *s = &inst->layout.stream[i];
+
+			seq_printf(m, "stream %u tenant %d cgroup %llu class %u survival %u bytes %llu\n",
+				   s->stream,
+				   s->tenant == LT_TENANT_SHARED ? -1 : s->tenant,
+				   s->tenant == LT_TENANT_SHARED ? 0 :
+				   ld->tenant_id[s->tenant], s->class,
+				   (u32)(((u64)s->survival * 1000) >> LT_SURV_SHIFT),
+				   s->bytes);
+		}
+		for (i = 0; i < inst->layout.nr_commits; i++)
+			seq_printf(m, "boundary %u tenant %u label %u worth %llu\n",
+				   i, inst->layout.commit[i].tenant,
+				   inst->layout.commit[i].label,
+				   inst->layout.commit[i].worth);
+	}
+	mutex_unlock(&ld->plan_mutex);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(lt_layout);
+
+static int lt_stats_show(struct seq_file *m, void *v)
+{
+	struct lt_disk *ld = m->private;
+	struct lt_track_stats st;
+	unsigned int i;
+
+	spin_lock_irq(&ld->lock);
+	st = ld->track.stats;
+	spin_unlock_irq(&ld->lock);
+	seq_printf(m, "tracking %s\nranges %llu\nrange_bytes %llu\nmemory_bytes %llu\n",
+		   st.ranges ? "on" : "off", st.ranges, st.range_bytes, st.mem_bytes);
+	seq_printf(m, "host_bytes %llu\ndiscard_bytes %llu\ndead_bytes %llu\n",
+		   st.host_bytes, st.discard_bytes, st.dead_bytes);
+	seq_printf(m, "orphan_bytes %llu\ndropped_bytes %llu\nlabel_overflow %llu\n",
+		   st.orphan_bytes, st.dropped_bytes, st.label_overflow);
+	seq_printf(m, "labels_retired %llu\ntracking_off %u\nalloc_failed %u\n",
+		   st.labels_retired, st.off, st.alloc_failed);
+	for (i = 0; i <= LT_MAX_STREAMS; i++) {
+		u64 p = atomic64_read(&ld->stream_pages[i]);
+
+		if (p)
+			seq_printf(m, "stream %u bytes %llu\n", i, p << LT_PAGE_SHIFT);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(lt_stats);
+
+/* --- policy ---------------------------------------------------------- */
+
+static int lt_init_disk(struct gendisk *disk, void **data)
+{
+	struct lt_disk *ld;
+	int ret;
+
+	ld = kvzalloc_obj(*ld, GFP_KERNEL);
+	if (!ld)
+		return -ENOMEM;
+	ld->disk = disk;
+	spin_lock_init(&ld->lock);
+	mutex_init(&ld->plan_mutex);
+	INIT_WORK(&ld->work, lt_workfn);
+	kobject_init(&ld->kobj, &lt_ktype);
+
+	ld->snap = kvcalloc(LT_MAX_LABELS, sizeof(*ld->snap), GFP_KERNEL);
+	ld->scratch = kvzalloc_obj(*ld->scratch, GFP_KERNEL);
+	if (!ld->snap || !ld->scratch) {
+		ret = -ENOMEM;
+		goto out_put;
+	}
+	/*
+	 * Without an owner table within the cap there is no tracking and no
+	 * placement; the disk still takes the policy, and its stats say so.
+	 */
+	ret = lt_track_init(&ld->track, get_capacity(disk), range_size, mem_cap);
+	if (ret)
+		goto out_put;
+	if (!ld->track.on)
+		pr_info("%s: lifetime: no owner table within mem_cap=%llu, no placement\n",
+			disk->disk_name, mem_cap);
+	ld->age_source = "capacity";
+	lt_update_reclaim_age(ld);
+	ld->next_check = max(ld->reclaim_age / LT_QUARTERS, 1ULL);
+
+	ret = kobject_add(&ld->kobj, &disk_to_dev(disk)->kobj, "lifetime");
+	if (ret)
+		goto out_put;
+	ld->debugfs = debugfs_create_dir("lifetime", disk->queue->debugfs_dir);
+	debugfs_create_file("labels", 0400, ld->debugfs, ld, &lt_labels_fops);
+	debugfs_create_file("layout", 0400, ld->debugfs, ld, &lt_layout_fops);
+	debugfs_create_file("stats", 0400, ld->debugfs, ld, &lt_stats_fops);
+	*data = ld;
+	return 0;
+
+out_put:
+	kobject_put(&ld->kobj);
+	return ret;
+}
+
+static void lt_exit_disk(struct gendisk *disk, void *data)
+{
+	struct lt_disk *ld = data;
+
+	debugfs_remove_recursive(ld->debugfs);
+	kobject_del(&ld->kobj);
+	cancel_work_sync(&ld->work);
+	kobject_put(&ld->kobj);
+}
+
+static struct blk_stream_policy lt_policy = {
+	.name = "lifetime",
+	.owner = THIS_MODULE,
+	.init_disk = lt_init_disk,
+	.exit_disk = lt_exit_disk,
+	.decide = lt_decide,
+	.observe = lt_observe,
+};
+
+static int __init lt_init(void)
+{
+	return blk_stream_register_policy(&lt_policy);
+}
+
+static void __exit lt_exit(void)
+{
+	blk_stream_unregister_policy(&lt_policy);
+}
+
+module_init(lt_init);
+module_exit(lt_exit);
+MODULE_DESCRIPTION("Write stream placement policy that learns data lifetimes");
+MODULE_LICENSE("GPL");
+
+#ifdef CONFIG_BLK_STREAM_LIFETIME_KUNIT_TEST
+#include "tests/lt-kunit.c"
+#endif

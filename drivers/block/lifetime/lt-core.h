@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Core of the lifetime placement policy: the death tracker and the planner.
+ *
+ * The tracker watches every write and discard of one disk.  It remembers,
+ * for each fixed-size LBA range, which label last wrote it and when, and
+ * turns overwrites and discards into deaths charged to that label, binned
+ * by age.  The planner reads the labels' histograms, computes each label's
+ * survival at the reclaim age, and splits every tenant's labels into
+ * classes, spending the free write streams where a split saves the most
+ * garbage-collection copying.
+ *
+ * Everything here is plain integer C with bounded loops and no recursion:
+ * the same files build into the kernel module and into the userspace tests
+ * under tools/testing/lifetime.  None of it takes locks; the caller
+ * serialises all calls on one tracker, and the planner works on a copy of
+ * the labels.
+ *
+ * Units: sectors are 512 bytes; time is a host-write clock counting 4 KiB
+ * pages written to the disk (not wall time); survival is a fraction in
+ * units of 1/LT_SURV_ONE.
+ */
+#ifndef _LT_CORE_H
+#define _LT_CORE_H
+
+#ifdef __KERNEL__
+#include <linux/bitops.h>
+#include <linux/build_bug.h>
+#include <linux/errno.h>
+#include <linux/hash.h>
+#include <linux/limits.h>
+#include <linux/log2.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/types.h>
+#else
+#include "lt-user.h"
+#endif
+
+#define LT_SECTOR_SHIFT		9
+#define LT_PAGE_SHIFT		12
+
+/* Owner table geometry. */
+#define LT_SUB_BITS		4
+#define LT_SUBS			BIT(LT_SUB_BITS)	/* sub-blocks per range */
+#define LT_MIN_RANGE_SHIFT	16			/* 64 KiB */
+#define LT_MAX_RANGE_SHIFT	26			/* 64 MiB */
+#define LT_TARGET_RANGES_SHIFT	22	/* aim for capacity / 2^22 ranges */
+#define LT_DEFAULT_MEM_CAP	(64ULL << 20)
+
+/*
+ * Ages are kept in the owner table as u32 counts of (1 << time_shift)
+ * pages.  The sweep clamps any age above LT_AGE_CLAMP, so an age read by
+ * unsigned subtraction is right as long as each sweep pass completes
+ * before another LT_AGE_CLAMP units of host writes; a difference above
+ * LT_AGE_NEG means the caller's clock went backwards and reads as zero.
+ * time_shift is the smallest shift that fits LT_AGE_HORIZON capacities
+ * of host writes under the clamp.
+ */
+#define LT_AGE_CLAMP		BIT(30)
+#define LT_AGE_NEG		BIT(31)
+#define LT_AGE_HORIZON		8
+
+/* Labels. */
+#define LT_MAX_LABELS		256
+#define LT_LABEL_UNKNOWN	0
+#define LT_HASH_BITS		9
+#define LT_HASH_SIZE		BIT(LT_HASH_BITS)
+#define LT_NR_BINS		40
+#define LT_IDLE_AGES		4
+
+/* Planner. */
+#define LT_MAX_TENANTS		64
+#define LT_MAX_STREAMS		255
+#define LT_TENANT_SHARED	U16_MAX
+#define LT_MIN_SIDE_PM		50
+#define LT_SURV_SHIFT		16
+#define LT_SURV_ONE		BIT(LT_SURV_SHIFT)
+
+/**
+ * struct lt_owner - who owns one LBA range of the owner table
+ * @label: label slot of the owner; meaningful only while @live is not 0
+ * @live: bitmap of the range's sub-blocks whose data the owner wrote and
+ *	that have not died since
+ * @time: host clock of the owner's data, in units of (1 << time_shift)
+ *	pages, truncated to 32 bits
+ */
+struct lt_owner {
+	u16 label;
+	u16 live;
+	u32 time;
+};
+
+/**
+ * enum lt_label_flags - state of a label slot
+ * @LT_LABEL_USED: the slot holds a label
+ * @LT_LABEL_DRAINING: the label was retired but owner entries still name
+ *	it; their deaths are charged to nobody, and the slot is freed when
+ *	the last such entry goes
+ */
+enum lt_label_flags {
+	LT_LABEL_USED		= 1 << 0,
+	LT_LABEL_DRAINING	= 1 << 1,
+};
+
+/**
+ * struct lt_label - one label: a kind of write that may die together
+ * @key: opaque key from the caller (tenant, kind, hint, file class,
+ *	thread, ...); 0 is reserved for the unknown label
+ * @tenant: tenant index the label's writes belong to
+ * @flags: &enum lt_label_flags
+ * @idle: lt_track_age() calls since the label last wrote
+ * @refs: owner table entries that name this label
+ * @bytes: bytes written, decayed by lt_track_age()
+ * @last_write: host clock (pages) of the label's last write
+ * @hist: bytes that died at an age (pages) in each bin, decayed like
+ *	@bytes; bin 0 is age 0 and bin k >= 1 holds ages in
+ *	[2^(k-1), 2^k), the last bin also everything older
+ */
+struct lt_label {
+	u64 key;
+	u16 tenant;
+	u8 flags;
+	u8 idle;
+	u32 refs;
+	u64 bytes;
+	u64 last_write;
+	u64 hist[LT_NR_BINS];
+};
+
+/**
+ * struct lt_track_stats - counters of one tracker
+ * @host_bytes: bytes written to the disk, seen by lt_track_write()
+ * @discard_bytes: bytes discarded or zeroed
+ * @dead_bytes: bytes whose death was charged to a label
+ * @orphan_bytes: bytes that died while owned by a retired label
+ * @dropped_bytes: live bytes the ownership rule stopped tracking
+ * @label_overflow: label lookups that found the table full
+ * @labels_retired: labels retired for being idle
+ * @sweep_passes: complete passes of lt_track_sweep() over the table
+ * @mem_bytes: memory held by the owner and label tables
+ * @ranges: ranges in the owner table, 0 when tracking is off
+ * @range_bytes: size of one range
+ * @off: times the owner table could not be set up within the memory cap
+ * @alloc_failed: times allocating the owner table failed
+ */
+struct lt_track_stats {
+	u64 host_bytes;
+	u64 discard_bytes;
+	u64 dead_bytes;
+	u64 orphan_bytes;
+	u64 dropped_bytes;
+	u64 label_overflow;
+	u64 labels_retired;
+	u64 sweep_passes;
+	u64 mem_bytes;
+	u64 ranges;
+	u64 range_bytes;
+	u32 off;
+	u32 alloc_failed;
+};
+
+/**
+ * struct lt_track - death tracker of one disk
+ * @owner: owner table, one entry per range; NULL when tracking is off
+ * @label: label table, LT_MAX_LABELS slots, slot 0 the unknown label
+ * @capacity: disk size in bytes
+ * @nr_ranges: entries in @owner
+ * @sweep_pos: next entry lt_track_sweep() visits
+ * @range_shift: log2 of the range size in bytes
+ * @sub_shift: log2 of the sub-block size in bytes
+ * @time_shift: log2 of the owner table's time unit in pages
+ * @on: the owner table exists and deaths are tracked
+ * @nr_free: free label slots on @free
+ * @free: stack of free label slots
+ * @hash: open-addressed index of (key, tenant) to label slot, 0 = empty
+ * @stats: counters
+ */
+struct lt_track {
+	struct lt_owner *owner;
+	struct lt_label *label;
+	u64 capacity;
+	u64 nr_ranges;
+	u64 sweep_pos;
+	u8 range_shift;
+	u8 sub_shift;
+	u8 time_shift;
+	bool on;
+	u16 nr_free;
+	u16 free[LT_MAX_LABELS];
+	u16 hash[LT_HASH_SIZE];
+	struct lt_track_stats stats;
+};
+
+/**
+ * struct lt_plan_input - what the planner plans from
+ * @labels: labels indexed by slot; slot 0 (unknown) is never planned
+ * @nr_labels: entries in @labels, at most LT_MAX_LABELS
+ * @reclaim_age: age at which survival is scored, in pages of host writes
+ * @streams: free stream ids to hand out, each non-zero and distinct
+ * @nr_streams: entries in @streams (the budget B)
+ * @min_side_pm: smallest side of a boundary, per mille of the tenant's
+ *	bytes; 0 means LT_MIN_SIDE_PM
+ * @tenants: bitmap of active tenants, 0 for all; only tenants whose
+ *	labels have bytes are planned
+ */
+struct lt_plan_input {
+	const struct lt_label *labels;
+	u16 nr_labels;
+	u64 reclaim_age;
+	const u8 *streams;
+	u8 nr_streams;
+	u16 min_side_pm;
+	u64 tenants;
+};
+
+/**
+ * struct lt_layout_stream - one stream of a layout
+ * @bytes: bytes of the labels placed on it
+ * @survival: their survival at the reclaim age
+ * @tenant: the tenant it serves, LT_TENANT_SHARED if several share it
+ * @stream: the stream id
+ * @class: class number inside the tenant, 0 the longest-lived
+ */
+struct lt_layout_stream {
+	u64 bytes;
+	u32 survival;
+	u16 tenant;
+	u8 stream;
+	u8 class;
+};
+
+/**
+ * struct lt_commit - one boundary the planner gave a stream, in order
+ * @worth: estimated garbage-collection copies saved, in bytes
+ * @surv_long: survival of the longer-lived side
+ * @surv_short: survival of the shorter-lived side
+ * @tenant: tenant whose class was split
+ * @label: first (longest-lived) label of the shorter-lived side
+ * @slot: index in the input's streams of the stream it added
+ */
+struct lt_commit {
+	u64 worth;
+	u32 surv_long;
+	u32 surv_short;
+	u16 tenant;
+	u16 label;
+	u8 slot;
+};
+
+/**
+ * struct lt_layout - the planner's result
+ * @label_stream: stream of each label slot, 0 for labels of tenants that
+ *	get no stream
+ * @label_class: class of each label inside its tenant
+ * @tenant_stream: each tenant's default stream (its class 0), which also
+ *	takes the tenant's writes of unknown or unplanned labels; 0 if none
+ * @tenant_classes: classes of each tenant
+ * @stream: the streams handed out, in the order of the input's streams
+ * @commit: boundaries in the order they were committed
+ * @total_worth: sum of the committed boundaries' worth, in bytes
+ * @reclaim_age: the reclaim age planned for, in pages
+ * @nr_tenants: tenants planned
+ * @nr_streams: entries used in @stream
+ * @nr_commits: entries in @commit
+ * @nr_shared: tenants sharing the last stream, 0 when each has its own
+ */
+struct lt_layout {
+	u8 label_stream[LT_MAX_LABELS];
+	u8 label_class[LT_MAX_LABELS];
+	u8 tenant_stream[LT_MAX_TENANTS];
+	u8 tenant_classes[LT_MAX_TENANTS];
+	struct lt_layout_stream stream[LT_MAX_STREAMS];
+	struct lt_commit commit[LT_MAX_STREAMS];
+	u64 total_worth;
+	u64 reclaim_age;
+	u16 nr_tenants;
+	u8 nr_streams;
+	u8 nr_commits;
+	u16 nr_shared;
+};
+
+/**
+ * struct lt_plan_work - scratch space of lt_plan(), allocated by the caller
+ * @pre_bytes: prefix sums of bytes over @order
+ * @pre_dead: prefix sums of bytes dead before the reclaim age over @order
+ * @tenant_bytes: bytes of each tenant
+ * @min_side: smallest allowed side of each tenant, in bytes
+ * @slot_bytes: bytes placed on each stream slot
+ * @slot_dead: bytes dead before the reclaim age on each stream slot
+ * @surv: survival of each label slot
+ * @order: planned label slots by tenant, then survival, longest-lived first
+ * @first: each tenant's first position in @order
+ * @end: each tenant's end position in @order
+ * @torder: active tenants by bytes, largest first
+ * @own: each tenant's own stream slot plus one, 0 if none
+ * @cut: a class starts at this position of @order
+ */
+struct lt_plan_work {
+	u64 pre_bytes[LT_MAX_LABELS + 1];
+	u64 pre_dead[LT_MAX_LABELS + 1];
+	u64 tenant_bytes[LT_MAX_TENANTS];
+	u64 min_side[LT_MAX_TENANTS];
+	u64 slot_bytes[LT_MAX_STREAMS];
+	u64 slot_dead[LT_MAX_STREAMS];
+	u32 surv[LT_MAX_LABELS];
+	u16 order[LT_MAX_LABELS];
+	u16 first[LT_MAX_TENANTS];
+	u16 end[LT_MAX_TENANTS];
+	u16 torder[LT_MAX_TENANTS];
+	u16 own[LT_MAX_TENANTS];
+	bool cut[LT_MAX_LABELS + 1];
+};
+
+/* lt-track.c */
+int lt_track_range_shift(u64 nr_sectors, u32 range_size, u64 mem_cap);
+unsigned int lt_track_time_shift(u64 capacity);
+int lt_track_init(struct lt_track *t, u64 nr_sectors, u32 range_size,
+		  u64 mem_cap);
+void lt_track_exit(struct lt_track *t);
+u16 lt_label_get(struct lt_track *t, u64 key, u16 tenant);
+void lt_track_write(struct lt_track *t, u64 sector, u32 nr_sectors,
+		    u16 label, u64 now);
+void lt_track_discard(struct lt_track *t, u64 sector, u32 nr_sectors,
+		      u64 now);
+void lt_track_age(struct lt_track *t);
+u64 lt_track_sweep(struct lt_track *t, u64 now, u64 budget);
+int lt_track_check(const struct lt_track *t);
+unsigned int lt_age_bin(u64 age);
+
+/**
+ * lt_track_write_zeroes() - account a write-zeroes command
+ * @t: tracker
+ * @sector: first sector
+ * @nr_sectors: length in sectors
+ * @now: host clock in pages
+ *
+ * Zeroed blocks hold no data worth keeping, so they die like discarded
+ * ones and nobody owns them afterwards.
+ */
+static inline void lt_track_write_zeroes(struct lt_track *t, u64 sector,
+					 u32 nr_sectors, u64 now)
+{
+	lt_track_discard(t, sector, nr_sectors, now);
+}
+
+/* lt-plan.c */
+u32 lt_log2_frac(u64 x);
+u64 lt_dead_before(const u64 *hist, u64 age);
+u32 lt_survival(u64 bytes, u64 dead);
+u64 lt_worth(u64 bytes_long, u32 surv_long, u32 surv_short);
+int lt_plan(const struct lt_plan_input *in, struct lt_layout *out,
+	    struct lt_plan_work *work);
+
+#endif /* _LT_CORE_H */

@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Planner of the lifetime placement policy: from the labels' histograms of
+ * age at death to a layout, which stream each label's writes go to.
+ *
+ * Survival.  A set of labels X with b bytes written, d of them dead
+ * before the reclaim age R, has survival s = 1 - d / b, in units of
+ * 1/LT_SURV_ONE.  Bytes never seen dying count as surviving.  d takes
+ * every histogram bin that ends at or below R, plus the share of the bin
+ * holding R that lies below it, with the bin's deaths spread evenly over
+ * log2 of the age: the share is the fractional part of log2(R), computed
+ * exactly to LT_SURV_SHIFT bits by repeated squaring.  No correction for
+ * the edge of a finite window is applied: the tracker decays bytes and
+ * deaths alike (see lt-track.c), which leaves their ratio unbiased under
+ * a steady load.
+ *
+ * Classes and boundaries.  Each tenant's labels are ordered by survival,
+ * longest-lived first, ties broken by key and then slot so the order is
+ * total.  A class is a run of that order.  A boundary cuts a class
+ * between two neighbours; each side must hold at least min_side_pm per
+ * mille of the tenant's bytes.  Its worth, the copying it would save, is
+ * w = bL * sL * (sL - sS), L the longer-lived side and S the other, both
+ * taken inside the class being cut.  With survival scaled by 2^16 and
+ * bytes below 2^64, w is computed as two 64x32-bit products each shifted
+ * right by 16 bits, so it cannot overflow and is in bytes.
+ *
+ * Allocation.  First every tenant gets a stream of its own, largest
+ * tenants first; if there are more tenants than streams, the B - 1
+ * largest get one each and the rest share the last.  Then, while streams
+ * remain, the boundary of highest worth over all tenants that own their
+ * stream is committed and adds one stream.  Each label has exactly one key
+ * that already folds every signal (tenant, kind, hint, file class,
+ * thread) together, so a tenant has a single survival order and every
+ * boundary adds exactly one class: the worth per added stream is the
+ * worth itself.  Finally each tenant's classes are numbered by survival;
+ * class 0, the longest-lived, takes the tenant's own stream and its
+ * writes of unknown labels, the others the streams its boundaries added,
+ * in the order they were added.
+ *
+ * Cost.  O(L^2) to sort L labels, O(B * L) for the boundaries; no
+ * allocation: the caller passes the scratch space.  The result depends
+ * on nothing but the input.
+ */
+
+#include "lt-core.h"
+
+/**
+ * lt_log2_frac() - fractional part of a base-2 logarithm
+ * @x: argument, at least 1
+ *
+ * Return: the fractional part of log2(@x) in units of 1/LT_SURV_ONE,
+ * rounded down; 0 for @x == 0.
+ */
+u32 lt_log2_frac(u64 x)
+{
+	unsigned int i, k;
+	u32 frac = 0;
+	u64 m;
+
+	if (!x)
+		return 0;
+	/* Scale x into [2^31, 2^32): a mantissa in [1, 2) with 31 bits. */
+	k = fls64(x) - 1;
+	m = k >= 31 ? x >> (k - 31) : x << (31 - k);
+	for (i = 0; i < LT_SURV_SHIFT; i++) {
+		m = (m * m) >> 31;
+		frac <<= 1;
+		if (m >= (1ULL << 32)) {
+			m >>= 1;
+			frac |= 1;
+		}
+	}
+	return frac;
+}
+
+/**
+ * lt_dead_before() - bytes of a histogram that died before an age
+ * @hist: LT_NR_BINS bins of bytes by age at death
+ * @age: the age in pages
+ *
+ * Bin k >= 1 spans ages [2^(k-1), 2^k); the last bin is read as one such
+ * octave for the split, and counts whole beyond it.
+ *
+ * Return: the bytes of the bins below @age, plus the log-uniform share of
+ * the bin that holds @age.
+ */
+u64 lt_dead_before(const u64 *hist, u64 age)
+{
+	unsigned int k, i;
+	u64 dead = 0;
+
+	if (!age)
+		return 0;
+	k = fls64(age);
+	if (k >= LT_NR_BINS) {
+		for (i = 0; i < LT_NR_BINS; i++)
+			dead += hist[i];
+		return dead;
+	}
+	for (i = 0; i < k; i++)
+		dead += hist[i];
+	return dead + mul_u64_u32_shr(hist[k], lt_log2_frac(age),
+				      LT_SURV_SHIFT);
+}
+
+/**
+ * lt_survival() - share of bytes still alive
+ * @bytes: bytes written
+ * @dead: bytes of them that died
+ *
+ * Return: (@bytes - @dead) / @bytes in units of 1/LT_SURV_ONE, rounded
+ * up; LT_SURV_ONE when nothing was written, 0 when @dead >= @bytes.
+ */
+u32 lt_survival(u64 bytes, u64 dead)
+{
+	unsigned int bits;
+
+	if (!bytes)
+		return LT_SURV_ONE;
+	if (dead >= bytes)
+		return 0;
+	/* Keep dead << LT_SURV_SHIFT inside 64 bits. */
+	bits = fls64(bytes);
+	if (bits > 63 - LT_SURV_SHIFT) {
+		bytes >>= bits - (63 - LT_SURV_SHIFT);
+		dead >>= bits - (63 - LT_SURV_SHIFT);
+	}
+	return LT_SURV_ONE - (u32)div64_u64(dead << LT_SURV_SHIFT, bytes);
+}
+
+/**
+ * lt_worth() - copying saved by keeping two sides of a class apart
+ * @bytes_long: bytes of the longer-lived side
+ * @surv_long: its survival
+ * @surv_short: survival of the shorter-lived side
+ *
+ * Return: @bytes_long * @surv_long * (@surv_long - @surv_short), survival
+ * read as a fraction, in bytes; 0 unless @surv_long > @surv_short.
+ */
+u64 lt_worth(u64 bytes_long, u32 surv_long, u32 surv_short)
+{
+	if (surv_long <= surv_short)
+		return 0;
+	return mul_u64_u32_shr(mul_u64_u32_shr(bytes_long, surv_long,
+					       LT_SURV_SHIFT),
+			       surv_long - surv_short, LT_SURV_SHIFT);
+}
+
+/* Does label slot a sort before slot b inside the same tenant? */
+static bool lt_plan_before(const struct lt_plan_input *in,
+			   const struct lt_plan_work *w, u16 a, u16 b)
+{
+	const struct lt_label *la = &in->labels[a], *lb = &in->labels[b];
+
+	if (la->tenant != lb->tenant)
+		return la->tenant < lb->tenant;
+	if (w->surv[a] != w->surv[b])
+		return w->surv[a] > w->surv[b];
+	if (la->key != lb->key)
+		return la->key < lb->key;
+	return a < b;
+}
+
+static int lt_plan_check(const struct lt_plan_input *in)
+{
+	unsigned int i, j;
+
+	if (!in->labels || in->nr_labels > LT_MAX_LABELS ||
+	    in->min_side_pm > 1000 || (in->nr_streams && !in->streams))
+		return -EINVAL;
+	for (i = 0; i < in->nr_streams; i++) {
+		if (!in->streams[i])
+			return -EINVAL;
+		for (j = 0; j < i; j++)
+			if (in->streams[i] == in->streams[j])
+				return -EINVAL;
+	}
+	return 0;
+}
+
+/* Survival of every label, the sorted order and the tenants' segments. */
+static unsigned int lt_plan_order(const struct lt_plan_input *in,
+				  struct lt_plan_work *w)
+{
+	unsigned int i, j, n = 0;
+	u16 t;
+
+	for (i = 1; i < in->nr_labels; i++) {
+		const struct lt_label *l = &in->labels[i];
+		u64 dead;
+
+		if (!l->bytes || l->tenant >= LT_MAX_TENANTS ||
+		    (in->tenants && !(in->tenants & BIT_ULL(l->tenant))))
+			continue;
+		dead = min(lt_dead_before(l->hist, in->reclaim_age), l->bytes);
+		w->surv[i] = lt_survival(l->bytes, dead);
+		w->tenant_bytes[l->tenant] += l->bytes;
+		/* Insertion sort: stable, bounded by LT_MAX_LABELS^2. */
+		for (j = n; j > 0 && lt_plan_before(in, w, i, w->order[j - 1]); j--)
+			w->order[j] = w->order[j - 1];
+		w->order[j] = i;
+		n++;
+	}
+
+	for (i = 0; i < n; i++) {
+		const struct lt_label *l = &in->labels[w->order[i]];
+		u64 dead = min(lt_dead_before(l->hist, in->reclaim_age),
+			       l->bytes);
+
+		w->pre_bytes[i + 1] = w->pre_bytes[i] + l->bytes;
+		w->pre_dead[i + 1] = w->pre_dead[i] + dead;
+		t = l->tenant;
+		if (!i || in->labels[w->order[i - 1]].tenant != t) {
+			w->first[t] = i;
+			w->cut[i] = true;
+		}
+		w->end[t] = i + 1;
+	}
+	return n;
+}
+
+/* Tenants by bytes, largest first, ties by index. */
+static unsigned int lt_plan_tenants(struct lt_plan_work *w)
+{
+	unsigned int i, j, n = 0;
+
+	for (i = 0; i < LT_MAX_TENANTS; i++) {
+		if (!w->tenant_bytes[i])
+			continue;
+		for (j = n; j > 0 &&
+		     w->tenant_bytes[w->torder[j - 1]] < w->tenant_bytes[i]; j--)
+			w->torder[j] = w->torder[j - 1];
+		w->torder[j] = i;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * The allowed boundary of highest worth among the tenants that own their
+ * stream; ties go to the lowest tenant, then the earliest position.
+ * Returns its position in the order, or 0 if no boundary is worth anything.
+ */
+static unsigned int lt_plan_best(struct lt_plan_work *w,
+				 struct lt_commit *best)
+{
+	unsigned int t, p, q, cs, best_q = 0;
+
+	best->worth = 0;
+	for (t = 0; t < LT_MAX_TENANTS; t++) {
+		if (!w->tenant_bytes[t] || !w->own[t])
+			continue;
+		cs = w->first[t];
+		for (p = cs + 1; p <= w->end[t]; p++) {
+			if (p < w->end[t] && !w->cut[p])
+				continue;
+			/* The class [cs, p): try every cut q inside it. */
+			for (q = cs + 1; q < p; q++) {
+				u64 bl = w->pre_bytes[q] - w->pre_bytes[cs];
+				u64 bs = w->pre_bytes[p] - w->pre_bytes[q];
+				u32 sl, ss;
+				u64 worth;
+
+				if (bl < w->min_side[t] || bs < w->min_side[t])
+					continue;
+				sl = lt_survival(bl, w->pre_dead[q] - w->pre_dead[cs]);
+				ss = lt_survival(bs, w->pre_dead[p] - w->pre_dead[q]);
+				worth = lt_worth(bl, sl, ss);
+				if (worth > best->worth) {
+					best->worth = worth;
+					best->surv_long = sl;
+					best->surv_short = ss;
+					best->tenant = t;
+					best_q = q;
+				}
+			}
+			cs = p;
+		}
+	}
+	return best_q;
+}
+
+/**
+ * lt_plan() - compute a layout
+ * @in: labels, reclaim age, free streams and limits
+ * @out: the layout
+ * @work: scratch space
+ *
+ * See the top of this file for the method.  With at most as many tenants
+ * as streams, no stream serves two tenants.
+ *
+ * Context: any; does not sleep or allocate.
+ * Return: 0, or -EINVAL for a bad input.
+ */
+int lt_plan(const struct lt_plan_input *in, struct lt_layout *out,
+	    struct lt_plan_work *work)
+{
+	unsigned int i, n, nt, used, slot, cls, t, p, budget = in->nr_streams;
+	struct lt_plan_work *w = work;
+	u32 pm = in->min_side_pm ? in->min_side_pm : LT_MIN_SIDE_PM;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = lt_plan_check(in);
+	if (ret)
+		return ret;
+	memset(w, 0, sizeof(*w));
+	out->reclaim_age = in->reclaim_age;
+
+	n = lt_plan_order(in, w);
+	nt = lt_plan_tenants(w);
+	out->nr_tenants = nt;
+	if (!n || !budget)
+		return 0;
+
+	/* Tenant-first: one stream each, or B - 1 each and one shared. */
+	for (i = 0; i < nt; i++) {
+		t = w->torder[i];
+		w->own[t] = (i < budget ? i : budget - 1) + 1;
+		w->min_side[t] = mul_u64_u32_div(w->tenant_bytes[t], pm, 1000);
+	}
+	used = min(nt, budget);
+	if (nt > budget) {
+		out->nr_shared = nt - (budget - 1);
+		for (i = budget - 1; i < nt; i++)
+			w->own[w->torder[i]] = 0;
+	}
+
+	/* Then the boundaries, best first, while streams remain. */
+	while (used < budget) {
+		struct lt_commit *c = &out->commit[out->nr_commits];
+
+		p = lt_plan_best(w, c);
+		if (!p)
+			break;
+		w->cut[p] = true;
+		c->label = w->order[p];
+		c->slot = used++;
+		out->total_worth += c->worth;
+		out->nr_commits++;
+	}
+
+	/* Number the classes and give each its stream. */
+	for (i = 0; i < nt; i++) {
+		unsigned int next = 0;
+
+		t = w->torder[i];
+		slot = w->own[t] ? w->own[t] - 1U : budget - 1;
+		out->tenant_stream[t] = in->streams[slot];
+		cls = 0;
+		for (p = w->first[t]; p < w->end[t]; p++) {
+			u16 label = w->order[p];
+
+			if (p > w->first[t] && w->cut[p] && w->own[t]) {
+				/* The tenant's next added stream. */
+				while (next + 1 < out->nr_commits &&
+				       out->commit[next].tenant != t)
+					next++;
+				slot = out->commit[next++].slot;
+				cls++;
+			}
+			out->label_stream[label] = in->streams[slot];
+			out->label_class[label] = cls;
+			w->slot_bytes[slot] += in->labels[label].bytes;
+			w->slot_dead[slot] += w->pre_dead[p + 1] - w->pre_dead[p];
+			out->stream[slot].tenant = w->own[t] ? t : LT_TENANT_SHARED;
+			out->stream[slot].class = cls;
+		}
+		out->tenant_classes[t] = cls + 1;
+	}
+	for (slot = 0; slot < used; slot++) {
+		out->stream[slot].stream = in->streams[slot];
+		out->stream[slot].bytes = w->slot_bytes[slot];
+		out->stream[slot].survival = lt_survival(w->slot_bytes[slot],
+							 w->slot_dead[slot]);
+	}
+	out->nr_streams = used;
+
+	/* Labels of planned tenants that wrote nothing go to class 0. */
+	for (i = 1; i < in->nr_labels; i++) {
+		t = in->labels[i].tenant;
+		if (!out->label_stream[i] && t < LT_MAX_TENANTS &&
+		    out->tenant_stream[t])
+			out->label_stream[i] = out->tenant_stream[t];
+	}
+	return 0;
+}

@@ -1,0 +1,645 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Death tracker of the lifetime placement policy.
+ *
+ * The disk is cut into ranges of 2^range_shift bytes (64 KiB, or more on
+ * disks above 256 GiB so that there are about 2^22 ranges, or more again
+ * to stay under the memory cap), each cut into LT_SUBS sub-blocks.  Each
+ * range has one 8-byte &struct lt_owner: the label that owns it, which of
+ * its sub-blocks hold that label's live data, and when the label wrote
+ * them.  Writes and discards over live sub-blocks are deaths, charged to
+ * the owner's histogram at the age read from the host-write clock.
+ *
+ * Rules
+ * =====
+ *
+ * Coverage.  A write covers every sub-block it touches, even in part: a
+ * page-cache write smaller than a sub-block (4 KiB into the 64 KiB
+ * sub-blocks of a 1 MiB range) must still count, or small random writes
+ * on large disks would never be seen.  A discard or write-zeroes covers
+ * only the sub-blocks it spans whole (those past the end of the disk
+ * count as spanned), since the rest of a partly discarded sub-block still
+ * holds data.
+ *
+ * Charge.  An overwrite charges the owner the overwritten live
+ * sub-blocks, but never more bytes than the write put into the range; so
+ * with 4 KiB sub-blocks and page-aligned writes the charge is exact.  With
+ * larger sub-blocks, the part of a sub-block a small write of another
+ * label leaves behind is no longer tracked, so its death goes uncounted.
+ * A discard charges the whole live sub-blocks it covers.  The age of a
+ * death is the host clock now minus the entry's time.
+ *
+ * Ownership.  One range has one owner.  A write by the owner's own label
+ * adds its sub-blocks to the live set and moves the entry's time to the
+ * byte-weighted mean of the old and new data, so the mean age of the
+ * range's bytes stays right.  A write by another label when the old
+ * owner keeps no live sub-block outside the write makes the writer the
+ * owner.  Otherwise the side holding more live sub-blocks afterwards
+ * keeps the range (the writer on a tie), and the other side's sub-blocks
+ * are dropped: no longer live, their deaths never charged, counted in
+ * dropped_bytes.  This drops the fewest bytes, and a label is never
+ * charged for bytes another label wrote: charges can be missing, never
+ * misplaced.  A dropped byte stays in its label's written bytes, so it
+ * counts as surviving.
+ *
+ * Label reuse.  Labels are classes of writes, not files, and an entry
+ * records the label of the write itself, so a reused inode or block never
+ * relabels old data: the old data die charged to the label that wrote
+ * them, and a new file under a label rightly shares its history.  What
+ * must not happen is that a label slot given to a new key inherits the
+ * deaths of the data its previous key wrote.  Each slot therefore counts the entries naming
+ * it, and a slot is only reused once that count is zero.  lt_track_age()
+ * retires labels that stopped writing: a retired label leaves the lookup
+ * index at once, so its key gets a fresh slot on its next write, and
+ * while entries still name it, it drains: their deaths are charged to
+ * nobody (orphan_bytes) and lt_track_sweep() drops them.  The slot is
+ * freed with the last one.
+ *
+ * Time.  The caller's clock counts 4 KiB pages written to the disk as a
+ * u64.  Entries keep it as u32 in units of 2^time_shift pages, with
+ * time_shift chosen so that LT_AGE_HORIZON times the capacity of writes
+ * fits in LT_AGE_CLAMP units.  lt_track_sweep() clamps older entries to
+ * that age; a pass over the table must complete within another
+ * LT_AGE_CLAMP units of writes (the policy sweeps every reclaim age,
+ * far more often), so unsigned subtraction never wraps.
+ *
+ * Decay.  lt_track_age(), called once per reclaim age, halves every
+ * label's bytes and histogram: an exponentially weighted window with a
+ * half-life of one reclaim age.  Under a steady load, deaths at any age
+ * arrive at a constant rate just as writes do, so both decayed sums scale
+ * alike and their ratio, survival, needs no correction for the edge of
+ * the window (a window that starts empty would need one: early in it,
+ * old data cannot have died yet).
+ *
+ * Cost.  A write or discard costs O(1) per range it touches and a lookup
+ * O(1) probes; lt_track_age() is O(LT_MAX_LABELS) and lt_track_sweep() is
+ * bounded by its budget.  The caller serialises all calls on a tracker.
+ */
+
+#include "lt-core.h"
+
+static inline u16 lt_sub_mask(unsigned int first, unsigned int last)
+{
+	return (u16)(((2U << last) - 1) & ~((1U << first) - 1));
+}
+
+static inline u32 lt_hash(u64 key, u16 tenant)
+{
+	return hash_64(key ^ ((u64)tenant << 48) ^ tenant, LT_HASH_BITS);
+}
+
+/**
+ * lt_age_bin() - histogram bin of an age
+ * @age: age in pages
+ *
+ * Return: 0 for age 0, k for ages in [2^(k-1), 2^k), at most
+ * LT_NR_BINS - 1.
+ */
+unsigned int lt_age_bin(u64 age)
+{
+	unsigned int bin = fls64(age);
+
+	return bin < LT_NR_BINS ? bin : LT_NR_BINS - 1;
+}
+
+/**
+ * lt_track_range_shift() - choose the range size of an owner table
+ * @nr_sectors: disk size in sectors
+ * @range_size: requested range size in bytes, 0 for the default
+ * @mem_cap: most bytes the owner table may take
+ *
+ * The default is the smallest power of two that is at least 64 KiB and
+ * capacity / 2^22; a requested size replaces it.  The size then doubles
+ * until the table fits @mem_cap.
+ *
+ * Return: log2 of the range size, -EINVAL if @range_size is not a power
+ * of two between 64 KiB and 64 MiB, -ENOSPC if no range size up to
+ * 64 MiB fits @mem_cap.
+ */
+int lt_track_range_shift(u64 nr_sectors, u32 range_size, u64 mem_cap)
+{
+	u64 capacity = nr_sectors << LT_SECTOR_SHIFT;
+	unsigned int shift = LT_MIN_RANGE_SHIFT;
+
+	if (!nr_sectors || nr_sectors > (U64_MAX >> LT_SECTOR_SHIFT))
+		return -EINVAL;
+	if (range_size) {
+		if (!is_power_of_2(range_size) ||
+		    range_size < (1U << LT_MIN_RANGE_SHIFT) ||
+		    range_size > (1U << LT_MAX_RANGE_SHIFT))
+			return -EINVAL;
+		shift = fls64(range_size) - 1;
+	} else {
+		while (shift < LT_MAX_RANGE_SHIFT &&
+		       (1ULL << (shift + LT_TARGET_RANGES_SHIFT)) < capacity)
+			shift++;
+	}
+	for (; shift <= LT_MAX_RANGE_SHIFT; shift++) {
+		u64 nr = ((capacity - 1) >> shift) + 1;
+
+		if (nr * sizeof(struct lt_owner) <= mem_cap)
+			return shift;
+	}
+	return -ENOSPC;
+}
+
+/**
+ * lt_track_time_shift() - unit of the owner table's clock
+ * @capacity: disk size in bytes
+ *
+ * Return: the smallest shift such that LT_AGE_HORIZON capacities of
+ * writes, in pages, fit in LT_AGE_CLAMP units of 2^shift pages.
+ */
+unsigned int lt_track_time_shift(u64 capacity)
+{
+	u64 pages = (capacity >> LT_PAGE_SHIFT) + 1;
+	unsigned int shift = 0;
+
+	if (pages > U64_MAX / LT_AGE_HORIZON)
+		pages = U64_MAX / LT_AGE_HORIZON;
+	pages *= LT_AGE_HORIZON;
+	while (shift < 63 && (pages >> shift) > LT_AGE_CLAMP)
+		shift++;
+	return shift;
+}
+
+/**
+ * lt_track_init() - set up the tracker of one disk
+ * @t: tracker, zeroed or not
+ * @nr_sectors: disk size in sectors
+ * @range_size: range size in bytes, 0 for the default
+ * @mem_cap: most bytes the owner table may take
+ *
+ * When no range size fits @mem_cap or the owner table cannot be
+ * allocated, tracking is off (@t->on is false, stats.off counts it), labels
+ * still count written bytes, and the function still succeeds: the policy
+ * then places nothing.
+ *
+ * Context: may sleep.
+ * Return: 0, -EINVAL for bad sizes, -ENOMEM if the label table cannot be
+ * allocated.
+ */
+int lt_track_init(struct lt_track *t, u64 nr_sectors, u32 range_size,
+		  u64 mem_cap)
+{
+	int shift;
+	u16 i;
+
+	BUILD_BUG_ON(sizeof(struct lt_owner) != 8);
+	BUILD_BUG_ON(LT_HASH_SIZE < 2 * LT_MAX_LABELS);
+
+	memset(t, 0, sizeof(*t));
+	shift = lt_track_range_shift(nr_sectors, range_size, mem_cap);
+	if (shift == -EINVAL)
+		return -EINVAL;
+
+	t->label = kvcalloc(LT_MAX_LABELS, sizeof(*t->label), GFP_KERNEL);
+	if (!t->label)
+		return -ENOMEM;
+	t->label[LT_LABEL_UNKNOWN].flags = LT_LABEL_USED;
+	for (i = 0; i < LT_MAX_LABELS - 1; i++)
+		t->free[i] = LT_MAX_LABELS - 1 - i;
+	t->nr_free = LT_MAX_LABELS - 1;
+
+	t->capacity = nr_sectors << LT_SECTOR_SHIFT;
+	t->time_shift = lt_track_time_shift(t->capacity);
+	t->stats.mem_bytes = LT_MAX_LABELS * sizeof(*t->label);
+	if (shift < 0) {
+		t->stats.off++;
+		return 0;
+	}
+
+	t->nr_ranges = ((t->capacity - 1) >> shift) + 1;
+	t->owner = kvcalloc(t->nr_ranges, sizeof(*t->owner), GFP_KERNEL);
+	if (!t->owner) {
+		t->nr_ranges = 0;
+		t->stats.off++;
+		t->stats.alloc_failed++;
+		return 0;
+	}
+	t->range_shift = shift;
+	t->sub_shift = shift - LT_SUB_BITS;
+	t->on = true;
+	t->stats.mem_bytes += t->nr_ranges * sizeof(*t->owner);
+	t->stats.ranges = t->nr_ranges;
+	t->stats.range_bytes = 1ULL << shift;
+	return 0;
+}
+
+/**
+ * lt_track_exit() - free what lt_track_init() allocated
+ * @t: tracker
+ */
+void lt_track_exit(struct lt_track *t)
+{
+	kvfree(t->owner);
+	kvfree(t->label);
+	t->owner = NULL;
+	t->label = NULL;
+	t->on = false;
+}
+
+static void lt_hash_remove(struct lt_track *t, u16 idx)
+{
+	const u32 mask = LT_HASH_SIZE - 1;
+	u32 i, j, n;
+
+	i = lt_hash(t->label[idx].key, t->label[idx].tenant);
+	for (n = 0; n < LT_HASH_SIZE && t->hash[i] != idx; n++)
+		i = (i + 1) & mask;
+	if (t->hash[i] != idx)
+		return;
+
+	/* Backward-shift deletion keeps every probe chain unbroken. */
+	j = i;
+	for (n = 0; n < LT_HASH_SIZE; n++) {
+		const struct lt_label *l;
+		u32 home;
+
+		j = (j + 1) & mask;
+		if (!t->hash[j])
+			break;
+		l = &t->label[t->hash[j]];
+		home = lt_hash(l->key, l->tenant);
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			t->hash[i] = t->hash[j];
+			i = j;
+		}
+	}
+	t->hash[i] = 0;
+}
+
+/**
+ * lt_label_get() - find or create the label of a key
+ * @t: tracker
+ * @key: the caller's key, 0 for unknown
+ * @tenant: tenant of the write
+ *
+ * The same key under two tenants makes two labels.
+ *
+ * Return: the label slot, or LT_LABEL_UNKNOWN for key 0 or when the table
+ * is full (counted in stats.label_overflow).
+ */
+u16 lt_label_get(struct lt_track *t, u64 key, u16 tenant)
+{
+	struct lt_label *l;
+	u32 h, n;
+	u16 idx;
+
+	if (!key)
+		return LT_LABEL_UNKNOWN;
+	h = lt_hash(key, tenant);
+	for (n = 0; n < LT_HASH_SIZE; n++) {
+		idx = t->hash[h];
+		if (!idx)
+			break;
+		l = &t->label[idx];
+		if (l->key == key && l->tenant == tenant)
+			return idx;
+		h = (h + 1) & (LT_HASH_SIZE - 1);
+	}
+	if (n == LT_HASH_SIZE || !t->nr_free) {
+		t->stats.label_overflow++;
+		return LT_LABEL_UNKNOWN;
+	}
+	idx = t->free[--t->nr_free];
+	l = &t->label[idx];
+	memset(l, 0, sizeof(*l));
+	l->key = key;
+	l->tenant = tenant;
+	l->flags = LT_LABEL_USED;
+	t->hash[h] = idx;
+	return idx;
+}
+
+static void lt_label_free(struct lt_track *t, u16 idx)
+{
+	memset(&t->label[idx], 0, sizeof(t->label[idx]));
+	t->free[t->nr_free++] = idx;
+}
+
+static void lt_label_retire(struct lt_track *t, u16 idx)
+{
+	struct lt_label *l = &t->label[idx];
+
+	lt_hash_remove(t, idx);
+	t->stats.labels_retired++;
+	if (!l->refs) {
+		lt_label_free(t, idx);
+		return;
+	}
+	l->flags |= LT_LABEL_DRAINING;
+	l->bytes = 0;
+	memset(l->hist, 0, sizeof(l->hist));
+}
+
+static inline bool lt_draining(const struct lt_track *t,
+			       const struct lt_owner *e)
+{
+	return t->label[e->label].flags & LT_LABEL_DRAINING;
+}
+
+/* The entry stops naming its label: it has no live sub-block left. */
+static void lt_owner_clear(struct lt_track *t, struct lt_owner *e)
+{
+	struct lt_label *l = &t->label[e->label];
+
+	e->live = 0;
+	if (!--l->refs && (l->flags & LT_LABEL_DRAINING))
+		lt_label_free(t, e->label);
+	e->label = LT_LABEL_UNKNOWN;
+}
+
+static void lt_owner_set(struct lt_track *t, struct lt_owner *e, u16 label,
+			 u16 live, u32 now)
+{
+	if (e->live)
+		lt_owner_clear(t, e);
+	e->label = label;
+	e->live = live;
+	e->time = now;
+	t->label[label].refs++;
+}
+
+/* Age of the entry's data in units of 2^time_shift pages. */
+static inline u32 lt_owner_age(const struct lt_owner *e, u32 now)
+{
+	u32 age = now - e->time;
+
+	return age > LT_AGE_NEG ? 0 : age;
+}
+
+static void lt_charge(struct lt_track *t, const struct lt_owner *e,
+		      u64 bytes, u32 now)
+{
+	u64 age = (u64)lt_owner_age(e, now) << t->time_shift;
+
+	t->label[e->label].hist[lt_age_bin(age)] += bytes;
+	t->stats.dead_bytes += bytes;
+}
+
+/* A label wrote @bytes into the sub-blocks @mask of the range of @e. */
+static void lt_owner_write(struct lt_track *t, struct lt_owner *e, u16 mask,
+			   u32 bytes, u16 label, u32 now)
+{
+	unsigned int n, r;
+	u16 dead, rest;
+
+	if (e->live && lt_draining(t, e)) {
+		dead = e->live & mask;
+		t->stats.orphan_bytes += min((u64)hweight16(dead) << t->sub_shift,
+					     (u64)bytes);
+		t->stats.dropped_bytes +=
+			(u64)hweight16(e->live & ~mask) << t->sub_shift;
+		lt_owner_clear(t, e);
+	}
+
+	dead = e->live & mask;
+	if (dead)
+		lt_charge(t, e, min((u64)hweight16(dead) << t->sub_shift,
+				    (u64)bytes), now);
+
+	rest = e->live & ~mask;
+	if (!rest) {
+		lt_owner_set(t, e, label, mask, now);
+		return;
+	}
+
+	n = hweight16(mask);
+	r = hweight16(rest);
+	if (e->label == label) {
+		e->time += (u32)div_u64((u64)lt_owner_age(e, now) * n, n + r);
+		e->live = rest | mask;
+	} else if (n >= r) {
+		t->stats.dropped_bytes += (u64)r << t->sub_shift;
+		lt_owner_set(t, e, label, mask, now);
+	} else {
+		t->stats.dropped_bytes += bytes;
+		e->live = rest;
+	}
+}
+
+/* The byte range [*start, *end) of a bio inside the disk; false if empty. */
+static bool lt_clip(const struct lt_track *t, u64 sector, u32 nr_sectors,
+		    u64 *start, u64 *end)
+{
+	if (sector >= (t->capacity >> LT_SECTOR_SHIFT))
+		return false;
+	*start = sector << LT_SECTOR_SHIFT;
+	*end = min(*start + ((u64)nr_sectors << LT_SECTOR_SHIFT), t->capacity);
+	return *start < *end;
+}
+
+/**
+ * lt_track_write() - account one write
+ * @t: tracker
+ * @sector: first sector
+ * @nr_sectors: length in sectors
+ * @label: label of the write, from lt_label_get()
+ * @now: host clock in pages, including this write or not, but the same
+ *	way for every call
+ *
+ * Charges the deaths the write causes and makes @label the owner of what
+ * it wrote, following the rules at the top of this file.  Parts beyond
+ * the end of the disk are ignored.
+ */
+void lt_track_write(struct lt_track *t, u64 sector, u32 nr_sectors,
+		    u16 label, u64 now)
+{
+	u64 start, end, r, last, base;
+	struct lt_label *l;
+	u32 ntime, a, b;
+
+	if (label >= LT_MAX_LABELS || !(t->label[label].flags & LT_LABEL_USED) ||
+	    (t->label[label].flags & LT_LABEL_DRAINING))
+		label = LT_LABEL_UNKNOWN;
+	if (!lt_clip(t, sector, nr_sectors, &start, &end))
+		return;
+
+	l = &t->label[label];
+	l->bytes += end - start;
+	l->last_write = now;
+	l->idle = 0;
+	t->stats.host_bytes += end - start;
+	if (!t->on)
+		return;
+
+	ntime = (u32)(now >> t->time_shift);
+	last = (end - 1) >> t->range_shift;
+	for (r = start >> t->range_shift; r <= last; r++) {
+		u16 mask;
+
+		base = r << t->range_shift;
+		a = max(start, base) - base;
+		b = min(end, base + (1ULL << t->range_shift)) - base;
+		mask = lt_sub_mask(a >> t->sub_shift, (b - 1) >> t->sub_shift);
+		lt_owner_write(t, &t->owner[r], mask, b - a, label, ntime);
+	}
+}
+
+/**
+ * lt_track_discard() - account a discard
+ * @t: tracker
+ * @sector: first sector
+ * @nr_sectors: length in sectors
+ * @now: host clock in pages
+ *
+ * Live sub-blocks the discard spans whole die and are charged to their
+ * owner; the range loses its owner when nothing of it stays live.
+ */
+void lt_track_discard(struct lt_track *t, u64 sector, u32 nr_sectors,
+		      u64 now)
+{
+	u64 start, end, r, last, base, range = 1ULL << t->range_shift;
+	u32 ntime, a, b;
+
+	if (!lt_clip(t, sector, nr_sectors, &start, &end))
+		return;
+	t->stats.discard_bytes += end - start;
+	if (!t->on)
+		return;
+
+	ntime = (u32)(now >> t->time_shift);
+	last = (end - 1) >> t->range_shift;
+	for (r = start >> t->range_shift; r <= last; r++) {
+		struct lt_owner *e = &t->owner[r];
+		unsigned int first, stop;
+		u16 dead;
+		u64 bytes;
+
+		base = r << t->range_shift;
+		a = max(start, base) - base;
+		b = min(end, base + range) - base;
+		if (end == t->capacity)
+			b = range;
+		first = (a + (1U << t->sub_shift) - 1) >> t->sub_shift;
+		stop = b >> t->sub_shift;
+		if (first >= stop)
+			continue;
+		dead = e->live & lt_sub_mask(first, stop - 1);
+		if (!dead)
+			continue;
+		bytes = (u64)hweight16(dead) << t->sub_shift;
+		if (lt_draining(t, e))
+			t->stats.orphan_bytes += bytes;
+		else
+			lt_charge(t, e, bytes, ntime);
+		if (e->live & ~dead)
+			e->live &= ~dead;
+		else
+			lt_owner_clear(t, e);
+	}
+}
+
+/**
+ * lt_track_age() - forget old behaviour, once per reclaim age
+ * @t: tracker
+ *
+ * Halves every label's written bytes and histogram, and retires labels
+ * that wrote nothing during the last LT_IDLE_AGES calls (see the rules at
+ * the top of this file).  The unknown label is never retired.
+ */
+void lt_track_age(struct lt_track *t)
+{
+	unsigned int i, bin;
+
+	for (i = 0; i < LT_MAX_LABELS; i++) {
+		struct lt_label *l = &t->label[i];
+
+		if (!(l->flags & LT_LABEL_USED) ||
+		    (l->flags & LT_LABEL_DRAINING))
+			continue;
+		l->bytes >>= 1;
+		for (bin = 0; bin < LT_NR_BINS; bin++)
+			l->hist[bin] >>= 1;
+		if (i == LT_LABEL_UNKNOWN)
+			continue;
+		if (l->idle < U8_MAX)
+			l->idle++;
+		if (l->idle >= LT_IDLE_AGES)
+			lt_label_retire(t, i);
+	}
+}
+
+/**
+ * lt_track_sweep() - visit part of the owner table
+ * @t: tracker
+ * @now: host clock in pages
+ * @budget: most entries to visit
+ *
+ * Drops the entries of retired labels and clamps ages above LT_AGE_CLAMP,
+ * resuming where the last call stopped.  The policy calls it from its
+ * worker with a budget that completes a pass well within a reclaim age.
+ *
+ * Return: entries visited.
+ */
+u64 lt_track_sweep(struct lt_track *t, u64 now, u64 budget)
+{
+	u32 ntime = (u32)(now >> t->time_shift);
+	u64 done;
+
+	if (!t->on)
+		return 0;
+	for (done = 0; done < budget; done++) {
+		struct lt_owner *e = &t->owner[t->sweep_pos];
+
+		if (e->live && lt_draining(t, e)) {
+			t->stats.dropped_bytes +=
+				(u64)hweight16(e->live) << t->sub_shift;
+			lt_owner_clear(t, e);
+		} else if (e->live) {
+			u32 age = ntime - e->time;
+
+			if (age > LT_AGE_NEG)
+				e->time = ntime;
+			else if (age > LT_AGE_CLAMP)
+				e->time = ntime - LT_AGE_CLAMP;
+		}
+		if (++t->sweep_pos == t->nr_ranges) {
+			t->sweep_pos = 0;
+			t->stats.sweep_passes++;
+		}
+	}
+	return done;
+}
+
+/**
+ * lt_track_check() - verify the label reference counts
+ * @t: tracker
+ *
+ * For tests and debugging: walks the whole owner table.
+ *
+ * Context: may sleep.
+ * Return: 0 when every label's reference count equals the number of
+ * entries naming it and every named label is in use, -EUCLEAN otherwise,
+ * -ENOMEM if no scratch memory could be had.
+ */
+int lt_track_check(const struct lt_track *t)
+{
+	int ret = 0;
+	u32 *refs;
+	u64 r;
+	u16 i;
+
+	if (!t->on)
+		return 0;
+	refs = kvcalloc(LT_MAX_LABELS, sizeof(*refs), GFP_KERNEL);
+	if (!refs)
+		return -ENOMEM;
+	for (r = 0; r < t->nr_ranges && !ret; r++) {
+		const struct lt_owner *e = &t->owner[r];
+
+		if (!e->live)
+			continue;
+		if (e->label >= LT_MAX_LABELS ||
+		    !(t->label[e->label].flags & LT_LABEL_USED))
+			ret = -EUCLEAN;
+		else
+			refs[e->label]++;
+	}
+	for (i = 0; i < LT_MAX_LABELS && !ret; i++)
+		if (refs[i] != t->label[i].refs)
+			ret = -EUCLEAN;
+	kvfree(refs);
+	return ret;
+}

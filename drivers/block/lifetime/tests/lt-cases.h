@@ -1,0 +1,842 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Test cases of the lifetime tracker and planner, shared by the KUnit suite
+ * (lt-kunit.c) and the userspace runner (tools/testing/lifetime/lt_test.c).
+ *
+ * The includer defines LT_TEST_CTX, the context type, and three helpers:
+ *
+ *   bool lt_check(LT_TEST_CTX *test, bool ok, const char *what, int line);
+ *   bool lt_check_eq(LT_TEST_CTX *test, u64 got, u64 want,
+ *		      const char *what, int line);
+ *   void *lt_test_alloc(LT_TEST_CTX *test, size_t size);
+ *
+ * lt_check*() record a failure and return whether the check held;
+ * lt_test_alloc() returns zeroed memory freed when the case ends.
+ * lt_test_table[] lists the cases for the includer to run.
+ */
+#ifndef _LT_CASES_H
+#define _LT_CASES_H
+
+#define LT_EXPECT(test, cond)	lt_check(test, !!(cond), #cond, __LINE__)
+#define LT_EXPECT_EQ(test, got, want)					\
+	lt_check_eq(test, (u64)(got), (u64)(want), #got " == " #want,	\
+		    __LINE__)
+
+#define LT_KIB			1024ULL
+#define LT_MIB			(1024ULL * LT_KIB)
+#define LT_GIB			(1024ULL * LT_MIB)
+#define LT_TB			4000000000000ULL	/* a "4 TB" drive */
+#define LT_SECT(bytes)		((bytes) >> LT_SECTOR_SHIFT)
+
+static struct lt_track *lt_test_track(LT_TEST_CTX *test, u64 bytes,
+				      u32 range_size, u64 mem_cap)
+{
+	struct lt_track *t = lt_test_alloc(test, sizeof(*t));
+
+	if (!LT_EXPECT(test, t))
+		return NULL;
+	if (!LT_EXPECT_EQ(test, lt_track_init(t, LT_SECT(bytes), range_size,
+					      mem_cap), 0))
+		return NULL;
+	return t;
+}
+
+static u64 lt_test_hist_sum(const struct lt_label *l)
+{
+	u64 sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < LT_NR_BINS; i++)
+		sum += l->hist[i];
+	return sum;
+}
+
+/* An owner entry is 8 bytes; the range size follows the capacity. */
+static void lt_test_owner_size(LT_TEST_CTX *test)
+{
+	LT_EXPECT_EQ(test, sizeof(struct lt_owner), 8);
+	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(LT_GIB), 0,
+						LT_DEFAULT_MEM_CAP), 16);
+	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(LT_TB), 0,
+						LT_DEFAULT_MEM_CAP), 20);
+	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(4096 * LT_GIB), 0,
+						LT_DEFAULT_MEM_CAP), 20);
+	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(256 * LT_GIB), 0,
+						LT_DEFAULT_MEM_CAP), 16);
+	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(257 * LT_GIB), 0,
+						LT_DEFAULT_MEM_CAP), 17);
+	/* An override replaces the default, and must be a power of two. */
+	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(LT_GIB), 256 * LT_KIB,
+						LT_DEFAULT_MEM_CAP), 18);
+	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(LT_GIB), 96 * LT_KIB,
+						LT_DEFAULT_MEM_CAP), -EINVAL);
+	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(LT_GIB), 32 * LT_KIB,
+						LT_DEFAULT_MEM_CAP), -EINVAL);
+	/* The clock unit keeps eight capacities of writes under the clamp. */
+	LT_EXPECT_EQ(test, lt_track_time_shift(LT_GIB), 0);
+	LT_EXPECT_EQ(test, lt_track_time_shift(LT_TB), 3);
+	LT_EXPECT_EQ(test, lt_track_time_shift(4096 * LT_GIB), 4);
+}
+
+/* The memory cap grows the ranges, and tracking stops if nothing fits. */
+static void lt_test_mem_cap(LT_TEST_CTX *test)
+{
+	struct lt_track *t;
+	u16 a;
+
+	/* 4 TB in 16 MiB: 1 MiB ranges take 30.5 MiB, 2 MiB ranges 15.3. */
+	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(LT_TB), 0,
+						16 * LT_MIB), 21);
+	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(LT_TB), 0,
+						256 * LT_KIB), -ENOSPC);
+	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(LT_GIB), 0, 0),
+		     -ENOSPC);
+
+	t = lt_test_track(test, LT_GIB, 0, 16 * LT_KIB);
+	if (!t)
+		return;
+	LT_EXPECT(test, t->on);
+	LT_EXPECT_EQ(test, t->stats.range_bytes, 512 * LT_KIB);
+	LT_EXPECT_EQ(test, t->stats.ranges, 2048);
+	LT_EXPECT_EQ(test, t->stats.off, 0);
+	lt_track_exit(t);
+
+	t = lt_test_track(test, LT_GIB, 0, 4);
+	if (!t)
+		return;
+	LT_EXPECT(test, !t->on);
+	LT_EXPECT(test, !t->owner);
+	LT_EXPECT_EQ(test, t->stats.off, 1);
+	LT_EXPECT_EQ(test, t->stats.ranges, 0);
+	/* Labels still count bytes; nothing else happens. */
+	a = lt_label_get(t, 0xa, 0);
+	lt_track_write(t, 0, LT_SECT(64 * LT_KIB), a, 1);
+	lt_track_write(t, 0, LT_SECT(64 * LT_KIB), a, 2);
+	lt_track_discard(t, 0, LT_SECT(64 * LT_KIB), 3);
+	LT_EXPECT_EQ(test, t->label[a].bytes, 128 * LT_KIB);
+	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[a]), 0);
+	LT_EXPECT_EQ(test, lt_track_sweep(t, 4, 100), 0);
+	lt_track_exit(t);
+}
+
+/* An overwrite charges the old owner the overwritten bytes at their age. */
+static void lt_test_overwrite(LT_TEST_CTX *test)
+{
+	struct lt_track *t = lt_test_track(test, LT_GIB, 0, LT_DEFAULT_MEM_CAP);
+	u16 a, b;
+
+	if (!t)
+		return;
+	LT_EXPECT_EQ(test, lt_age_bin(0), 0);
+	LT_EXPECT_EQ(test, lt_age_bin(1), 1);
+	LT_EXPECT_EQ(test, lt_age_bin(4095), 12);
+	LT_EXPECT_EQ(test, lt_age_bin(4096), 13);
+	LT_EXPECT_EQ(test, lt_age_bin(1ULL << 50), LT_NR_BINS - 1);
+
+	a = lt_label_get(t, 0xa, 1);
+	b = lt_label_get(t, 0xb, 1);
+	LT_EXPECT(test, a && b && a != b);
+	lt_track_write(t, 0, LT_SECT(64 * LT_KIB), a, 1000);
+	lt_track_write(t, LT_SECT(4 * LT_KIB), LT_SECT(16 * LT_KIB), b, 4000);
+	LT_EXPECT_EQ(test, t->label[a].hist[12], 16 * LT_KIB);
+	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[a]), 16 * LT_KIB);
+	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[b]), 0);
+	LT_EXPECT_EQ(test, t->label[a].bytes, 64 * LT_KIB);
+	LT_EXPECT_EQ(test, t->label[b].bytes, 16 * LT_KIB);
+	LT_EXPECT_EQ(test, t->stats.dead_bytes, 16 * LT_KIB);
+
+	/* A sub-page write is charged its own bytes, not the sub-block. */
+	lt_track_write(t, LT_SECT(32 * LT_KIB), 1, b, 4000);
+	LT_EXPECT_EQ(test, t->label[a].hist[12], 16 * LT_KIB + 512);
+
+	/* Ages read across the wrap of the 32-bit clock. */
+	lt_track_write(t, LT_SECT(512 * LT_KIB), LT_SECT(64 * LT_KIB), a,
+		       (1ULL << 32) - 10);
+	lt_track_write(t, LT_SECT(512 * LT_KIB), LT_SECT(64 * LT_KIB), b,
+		       (1ULL << 32) + 100);
+	LT_EXPECT_EQ(test, t->label[a].hist[7], 64 * LT_KIB);
+
+	/* A clock that steps back reads as age 0. */
+	lt_track_write(t, LT_SECT(1024 * LT_KIB), LT_SECT(64 * LT_KIB), a,
+		       (1ULL << 32) + 200);
+	lt_track_write(t, LT_SECT(1024 * LT_KIB), LT_SECT(64 * LT_KIB), b,
+		       (1ULL << 32) + 190);
+	LT_EXPECT_EQ(test, t->label[a].hist[0], 64 * LT_KIB);
+	LT_EXPECT_EQ(test, lt_track_check(t), 0);
+	lt_track_exit(t);
+}
+
+/* A discard charges the whole live sub-blocks it spans; zeroes too. */
+static void lt_test_discard(LT_TEST_CTX *test)
+{
+	struct lt_track *t = lt_test_track(test, LT_GIB, 0, LT_DEFAULT_MEM_CAP);
+	u64 r1 = LT_SECT(64 * LT_KIB), r2 = LT_SECT(128 * LT_KIB);
+	u16 a, b;
+
+	if (!t)
+		return;
+	a = lt_label_get(t, 0xa, 1);
+	b = lt_label_get(t, 0xb, 1);
+	lt_track_write(t, r1, LT_SECT(64 * LT_KIB), a, 10);
+	lt_track_discard(t, r1 + LT_SECT(8 * LT_KIB), LT_SECT(32 * LT_KIB), 110);
+	LT_EXPECT_EQ(test, t->label[a].hist[7], 32 * LT_KIB);
+	LT_EXPECT_EQ(test, t->owner[1].live, 0xfc03);
+
+	/* Parts of two sub-blocks: nothing dies. */
+	lt_track_discard(t, r1 + LT_SECT(46 * LT_KIB), LT_SECT(4 * LT_KIB), 120);
+	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[a]), 32 * LT_KIB);
+
+	/* The rest dies at age 1000, and the range has no owner left. */
+	lt_track_discard(t, r1, LT_SECT(64 * LT_KIB), 1010);
+	LT_EXPECT_EQ(test, t->label[a].hist[10], 32 * LT_KIB);
+	LT_EXPECT_EQ(test, t->owner[1].live, 0);
+	LT_EXPECT_EQ(test, t->label[a].refs, 0);
+
+	/* Write zeroes kill data the same way. */
+	lt_track_write(t, r2, LT_SECT(64 * LT_KIB), a, 2000);
+	lt_track_write_zeroes(t, r2, LT_SECT(64 * LT_KIB), 2003);
+	LT_EXPECT_EQ(test, t->label[a].hist[2], 64 * LT_KIB);
+	LT_EXPECT_EQ(test, t->owner[2].live, 0);
+	/* ... so a later write over it charges nobody. */
+	lt_track_write(t, r2, LT_SECT(64 * LT_KIB), b, 3000);
+	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[a]), 128 * LT_KIB);
+	LT_EXPECT_EQ(test, t->stats.dead_bytes, 128 * LT_KIB);
+	LT_EXPECT_EQ(test, t->stats.discard_bytes, 164 * LT_KIB);
+	LT_EXPECT_EQ(test, lt_track_check(t), 0);
+	lt_track_exit(t);
+}
+
+/* Partial overlaps follow the ownership rule of lt-track.c. */
+static void lt_test_partial_overlap(LT_TEST_CTX *test)
+{
+	struct lt_track *t = lt_test_track(test, LT_GIB, 0, LT_DEFAULT_MEM_CAP);
+	u64 r1 = LT_SECT(64 * LT_KIB);
+	u16 a, b, c;
+
+	if (!t)
+		return;
+	a = lt_label_get(t, 0xa, 1);
+	b = lt_label_get(t, 0xb, 1);
+	c = lt_label_get(t, 0xc, 1);
+
+	/* Same label: the entry's time becomes the bytes' mean time. */
+	lt_track_write(t, 0, LT_SECT(32 * LT_KIB), a, 0);
+	lt_track_write(t, LT_SECT(32 * LT_KIB), LT_SECT(32 * LT_KIB), a, 1600);
+	LT_EXPECT_EQ(test, t->owner[0].label, a);
+	LT_EXPECT_EQ(test, t->owner[0].live, 0xffff);
+	LT_EXPECT_EQ(test, t->owner[0].time, 800);
+	lt_track_write(t, 0, LT_SECT(64 * LT_KIB), c, 2600);
+	LT_EXPECT_EQ(test, t->label[a].hist[11], 64 * LT_KIB);
+
+	/* Another label with fewer sub-blocks: the owner keeps the range. */
+	lt_track_write(t, r1, LT_SECT(64 * LT_KIB), a, 100);
+	lt_track_write(t, r1, LT_SECT(16 * LT_KIB), b, 200);
+	LT_EXPECT_EQ(test, t->label[a].hist[7], 16 * LT_KIB);
+	LT_EXPECT_EQ(test, t->owner[1].label, a);
+	LT_EXPECT_EQ(test, t->owner[1].live, 0xfff0);
+	LT_EXPECT_EQ(test, t->owner[1].time, 100);
+	LT_EXPECT_EQ(test, t->stats.dropped_bytes, 16 * LT_KIB);
+
+	/* Dropped sub-blocks are not live: overwriting them charges nobody. */
+	lt_track_write(t, r1, LT_SECT(16 * LT_KIB), b, 300);
+	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[a]), 80 * LT_KIB);
+	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[b]), 0);
+
+	/* The writer now holds more: it takes the range, the rest drops. */
+	lt_track_write(t, r1 + LT_SECT(16 * LT_KIB), LT_SECT(32 * LT_KIB), b,
+		       400);
+	LT_EXPECT_EQ(test, t->label[a].hist[9], 32 * LT_KIB);
+	LT_EXPECT_EQ(test, t->owner[1].label, b);
+	LT_EXPECT_EQ(test, t->owner[1].live, 0x0ff0);
+	LT_EXPECT_EQ(test, t->owner[1].time, 400);
+	LT_EXPECT_EQ(test, t->stats.dropped_bytes, 48 * LT_KIB);
+
+	/* Only what b owns dies as b's; a loses nothing more. */
+	lt_track_write(t, r1, LT_SECT(64 * LT_KIB), c, 1424);
+	LT_EXPECT_EQ(test, t->label[b].hist[11], 32 * LT_KIB);
+	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[b]), 32 * LT_KIB);
+	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[a]), 112 * LT_KIB);
+	LT_EXPECT_EQ(test, t->label[a].refs, 0);
+	LT_EXPECT_EQ(test, t->label[b].refs, 0);
+	LT_EXPECT_EQ(test, t->label[c].refs, 2);
+
+	/* A tie goes to the writer. */
+	lt_track_write(t, 2 * r1, LT_SECT(32 * LT_KIB), a, 2000);
+	lt_track_write(t, 2 * r1 + LT_SECT(32 * LT_KIB), LT_SECT(32 * LT_KIB), b,
+		       2100);
+	LT_EXPECT_EQ(test, t->owner[2].label, b);
+	LT_EXPECT_EQ(test, t->owner[2].live, 0xff00);
+	LT_EXPECT_EQ(test, t->stats.dropped_bytes, 80 * LT_KIB);
+	LT_EXPECT_EQ(test, lt_track_check(t), 0);
+	lt_track_exit(t);
+}
+
+/*
+ * A retired label's slot is reused only once nothing names it, and its
+ * old data's deaths never reach the label that reuses it.
+ */
+static void lt_test_label_reuse(LT_TEST_CTX *test)
+{
+	struct lt_track *t = lt_test_track(test, LT_GIB, 0, LT_DEFAULT_MEM_CAP);
+	u64 r1 = LT_SECT(64 * LT_KIB), r5 = LT_SECT(320 * LT_KIB);
+	u64 dead;
+	u16 a, a2, x, n;
+	int i;
+
+	if (!t)
+		return;
+	a = lt_label_get(t, 0xa, 1);
+	x = lt_label_get(t, 0xf, 1);
+	lt_track_write(t, 0, LT_SECT(128 * LT_KIB), a, 10);
+	LT_EXPECT_EQ(test, t->label[a].refs, 2);
+	for (i = 0; i < LT_IDLE_AGES; i++) {
+		lt_track_write(t, r5, LT_SECT(64 * LT_KIB), x, 100 + i);
+		lt_track_age(t);
+	}
+	LT_EXPECT(test, t->label[a].flags & LT_LABEL_DRAINING);
+	LT_EXPECT(test, !(t->label[x].flags & LT_LABEL_DRAINING));
+	LT_EXPECT_EQ(test, t->stats.labels_retired, 1);
+
+	/* The same key now gets a fresh slot; the old one still drains. */
+	a2 = lt_label_get(t, 0xa, 1);
+	LT_EXPECT(test, a2 != a && a2 != x && a2);
+	dead = t->stats.dead_bytes;
+	lt_track_write(t, 0, LT_SECT(64 * LT_KIB), a2, 5000);
+	LT_EXPECT_EQ(test, t->stats.orphan_bytes, 64 * LT_KIB);
+	LT_EXPECT_EQ(test, t->stats.dead_bytes, dead);
+	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[a2]), 0);
+	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[a]), 0);
+	LT_EXPECT_EQ(test, t->label[a].refs, 1);
+	LT_EXPECT_EQ(test, lt_track_check(t), 0);
+
+	/* A full sweep drops the last entry and frees the slot. */
+	LT_EXPECT_EQ(test, lt_track_sweep(t, 5000, t->nr_ranges),
+		     t->nr_ranges);
+	LT_EXPECT_EQ(test, t->stats.sweep_passes, 1);
+	LT_EXPECT_EQ(test, t->label[a].flags, 0);
+
+	/* A new key takes the freed slot and inherits nothing. */
+	n = lt_label_get(t, 0x77, 2);
+	LT_EXPECT_EQ(test, n, a);
+	LT_EXPECT_EQ(test, t->label[n].bytes, 0);
+	lt_track_write(t, r1, LT_SECT(64 * LT_KIB), x, 6000);
+	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[n]), 0);
+	LT_EXPECT_EQ(test, t->stats.dead_bytes, dead);
+	LT_EXPECT_EQ(test, lt_track_check(t), 0);
+	lt_track_exit(t);
+}
+
+/* Lookups: per tenant, stable, full table falls back to unknown. */
+static void lt_test_label_table(LT_TEST_CTX *test)
+{
+	struct lt_track *t = lt_test_track(test, LT_GIB, 0, LT_DEFAULT_MEM_CAP);
+	unsigned int i, distinct = 0;
+	u16 a, b;
+
+	if (!t)
+		return;
+	a = lt_label_get(t, 0x10, 0);
+	b = lt_label_get(t, 0x10, 1);
+	LT_EXPECT(test, a && b && a != b);
+	LT_EXPECT_EQ(test, lt_label_get(t, 0x10, 0), a);
+	LT_EXPECT_EQ(test, lt_label_get(t, 0x10, 1), b);
+	LT_EXPECT_EQ(test, t->label[b].tenant, 1);
+	LT_EXPECT_EQ(test, lt_label_get(t, 0, 1), LT_LABEL_UNKNOWN);
+
+	for (i = 0; i < LT_MAX_LABELS; i++) {
+		u16 l = lt_label_get(t, 0x1000 + i, 3);
+
+		if (l != LT_LABEL_UNKNOWN)
+			distinct++;
+	}
+	LT_EXPECT_EQ(test, distinct, LT_MAX_LABELS - 3);
+	LT_EXPECT_EQ(test, t->stats.label_overflow, 3);
+	/* Every key that found a slot finds the same one again. */
+	for (i = 0; i < LT_MAX_LABELS - 3; i++) {
+		u16 l = lt_label_get(t, 0x1000 + i, 3);
+
+		if (!LT_EXPECT(test, l && t->label[l].key == 0x1000 + i))
+			break;
+	}
+	LT_EXPECT_EQ(test, t->stats.label_overflow, 3);
+	lt_track_exit(t);
+}
+
+/* lt_track_age() halves bytes and histogram. */
+static void lt_test_decay(LT_TEST_CTX *test)
+{
+	struct lt_track *t = lt_test_track(test, LT_GIB, 0, LT_DEFAULT_MEM_CAP);
+	u16 a;
+
+	if (!t)
+		return;
+	a = lt_label_get(t, 0xa, 0);
+	lt_track_write(t, 0, LT_SECT(64 * LT_KIB), a, 0);
+	lt_track_write(t, 0, LT_SECT(64 * LT_KIB), a, 100);
+	LT_EXPECT_EQ(test, t->label[a].bytes, 128 * LT_KIB);
+	LT_EXPECT_EQ(test, t->label[a].hist[7], 64 * LT_KIB);
+	lt_track_age(t);
+	LT_EXPECT_EQ(test, t->label[a].bytes, 64 * LT_KIB);
+	LT_EXPECT_EQ(test, t->label[a].hist[7], 32 * LT_KIB);
+	LT_EXPECT_EQ(test, t->label[a].idle, 1);
+	lt_track_exit(t);
+}
+
+/* Survival at the reclaim age from a histogram. */
+static void lt_test_survival(LT_TEST_CTX *test)
+{
+	u64 hist[LT_NR_BINS] = { 0 };
+	u64 dead;
+
+	/* Everything died well before R: survival 0. */
+	hist[5] = 1000;
+	LT_EXPECT_EQ(test, lt_dead_before(hist, 1 << 20), 1000);
+	LT_EXPECT_EQ(test, lt_survival(1000, lt_dead_before(hist, 1 << 20)), 0);
+
+	/* Nothing died, or only after R: full survival. */
+	hist[5] = 0;
+	LT_EXPECT_EQ(test, lt_survival(1000, lt_dead_before(hist, 1 << 20)),
+		     LT_SURV_ONE);
+	hist[30] = 1000;
+	LT_EXPECT_EQ(test, lt_survival(1000, lt_dead_before(hist, 1 << 20)),
+		     LT_SURV_ONE);
+	LT_EXPECT_EQ(test, lt_survival(0, 0), LT_SURV_ONE);
+
+	/* Bytes never seen dying count as alive: 300 of 1000 died. */
+	hist[3] = 300;
+	LT_EXPECT_EQ(test, lt_survival(1000, lt_dead_before(hist, 1024)),
+		     LT_SURV_ONE - 300 * LT_SURV_ONE / 1000);
+	LT_EXPECT_EQ(test, lt_survival(1000, 1500), 0);
+
+	/* A bin that holds R splits evenly in log2 of the age. */
+	memset(hist, 0, sizeof(hist));
+	hist[11] = 1 << 20;			/* ages [1024, 2048) */
+	LT_EXPECT_EQ(test, lt_dead_before(hist, 1024), 0);
+	LT_EXPECT_EQ(test, lt_dead_before(hist, 2048), 1 << 20);
+	dead = lt_dead_before(hist, 1448);	/* log2 = 10.49985 */
+	LT_EXPECT(test, dead >= 524126 - 64 && dead <= 524126 + 64);
+	dead = lt_dead_before(hist, 1536);	/* log2 = 10.58496 */
+	LT_EXPECT(test, dead >= 613376 - 64 && dead <= 613376 + 64);
+	LT_EXPECT_EQ(test, lt_log2_frac(1ULL << 40), 0);
+	LT_EXPECT(test, lt_log2_frac(3) >= 38334 && lt_log2_frac(3) <= 38336);
+
+	/* Worth: bL * sL * (sL - sS). */
+	LT_EXPECT_EQ(test, lt_worth(LT_GIB, LT_SURV_ONE, 0), LT_GIB);
+	LT_EXPECT_EQ(test, lt_worth(LT_GIB, LT_SURV_ONE / 2, LT_SURV_ONE / 4),
+		     LT_GIB / 8);
+	LT_EXPECT_EQ(test, lt_worth(LT_GIB, LT_SURV_ONE / 4, LT_SURV_ONE / 2),
+		     0);
+	LT_EXPECT_EQ(test, lt_worth(U64_MAX, LT_SURV_ONE, 0), U64_MAX);
+}
+
+/*
+ * A four-tenant shared node shaped like seed 001's (section V-D):
+ * RocksDB generations 0-3 die fast, 4 near the reclaim age, 5 long after;
+ * PostgreSQL and SQLite each a short log and long data; an idle tenant.
+ * Sizes in MiB; "early" bytes die at ages in bin 12, far below R = 2^20
+ * pages, "late" bytes in bin 28, far above it.
+ */
+struct lt_test_label {
+	u16 tenant;
+	u16 key;
+	u32 mib;
+	u32 early;
+	u32 late;
+};
+
+#define LT_TEST_R		BIT_ULL(20)
+
+enum {
+	LT_G0 = 1, LT_G1, LT_G2, LT_G3, LT_G4, LT_G5,
+	LT_PG_WAL, LT_PG_TABLES, LT_SQ_WAL, LT_SQ_DB, LT_MONGO,
+	LT_NODE_LABELS,
+};
+
+static const struct lt_test_label lt_shared_node[] = {
+	[LT_G0] = { 0, 0x100, 10240, 10240, 0 },
+	[LT_G1] = { 0, 0x101, 10240, 10240, 0 },
+	[LT_G2] = { 0, 0x102, 10240, 10240, 0 },
+	[LT_G3] = { 0, 0x103, 10240, 10035, 0 },	/* 2% */
+	[LT_G4] = { 0, 0x104, 27111, 17080, 5000 },	/* 37% */
+	[LT_G5] = { 0, 0x105, 5932, 712, 1000 },	/* 88% */
+	[LT_PG_WAL] = { 1, 0x200, 4096, 2253, 1000 },	/* 45% */
+	[LT_PG_TABLES] = { 1, 0x201, 8366, 335, 0 },	/* 96% */
+	[LT_SQ_WAL] = { 2, 0x200, 6144, 6113, 0 },	/* 0.5% */
+	[LT_SQ_DB] = { 2, 0x201, 10835, 650, 0 },	/* 94% */
+	[LT_MONGO] = { 3, 0x400, 2048, 0, 0 },		/* 100% */
+};
+
+static void lt_test_fill(struct lt_label *labels,
+			 const struct lt_test_label *src, unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 1; i < nr; i++) {
+		struct lt_label *l = &labels[i];
+
+		memset(l, 0, sizeof(*l));
+		l->flags = LT_LABEL_USED;
+		l->key = src[i].key;
+		l->tenant = src[i].tenant;
+		l->bytes = (u64)src[i].mib * LT_MIB;
+		l->hist[12] = (u64)src[i].early * LT_MIB;
+		l->hist[28] = (u64)src[i].late * LT_MIB;
+	}
+}
+
+static const u8 lt_test_streams[] = { 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
+
+static int lt_test_plan(const struct lt_label *labels, unsigned int nr,
+			unsigned int budget, u16 min_side_pm,
+			struct lt_layout *out, struct lt_plan_work *work)
+{
+	struct lt_plan_input in = {
+		.labels = labels,
+		.nr_labels = nr,
+		.reclaim_age = LT_TEST_R,
+		.streams = lt_test_streams,
+		.nr_streams = budget,
+		.min_side_pm = min_side_pm,
+	};
+
+	return lt_plan(&in, out, work);
+}
+
+/* No stream carries two tenants' labels. */
+static bool lt_test_isolated(const struct lt_label *labels, unsigned int nr,
+			     const struct lt_layout *out)
+{
+	u16 owner[256];
+	unsigned int i;
+
+	memset(owner, 0xff, sizeof(owner));
+	for (i = 1; i < nr; i++) {
+		u8 s = out->label_stream[i];
+
+		if (!s)
+			continue;
+		if (owner[s] != U16_MAX && owner[s] != labels[i].tenant)
+			return false;
+		owner[s] = labels[i].tenant;
+	}
+	return true;
+}
+
+static bool lt_test_near(u64 got, u64 want, u64 tol)
+{
+	return got + tol >= want && got <= want + tol;
+}
+
+/* Seven streams on the shared node: the three best splits, in order. */
+static void lt_test_plan_shared_node(LT_TEST_CTX *test)
+{
+	struct lt_label *labels = lt_test_alloc(test, sizeof(*labels) *
+						LT_MAX_LABELS);
+	struct lt_plan_work *work = lt_test_alloc(test, sizeof(*work));
+	struct lt_layout *out = lt_test_alloc(test, sizeof(*out));
+	const struct lt_commit *c;
+
+	if (!LT_EXPECT(test, labels && work && out))
+		return;
+	lt_test_fill(labels, lt_shared_node, LT_NODE_LABELS);
+	if (!LT_EXPECT_EQ(test, lt_test_plan(labels, LT_NODE_LABELS, 7, 0, out,
+					     work), 0))
+		return;
+
+	LT_EXPECT_EQ(test, out->nr_tenants, 4);
+	LT_EXPECT_EQ(test, out->nr_streams, 7);
+	LT_EXPECT_EQ(test, out->nr_shared, 0);
+	/* Tenant-first, largest first: RocksDB, SQLite, PostgreSQL, idle. */
+	LT_EXPECT_EQ(test, out->tenant_stream[0], 2);
+	LT_EXPECT_EQ(test, out->tenant_stream[2], 3);
+	LT_EXPECT_EQ(test, out->tenant_stream[1], 4);
+	LT_EXPECT_EQ(test, out->tenant_stream[3], 5);
+
+	/* SQLite's log, RocksDB's g0-3 | g4-5, PostgreSQL's log. */
+	if (!LT_EXPECT_EQ(test, out->nr_commits, 3))
+		return;
+	c = out->commit;
+	LT_EXPECT_EQ(test, c[0].tenant, 2);
+	LT_EXPECT_EQ(test, c[0].label, LT_SQ_WAL);
+	LT_EXPECT_EQ(test, c[1].tenant, 0);
+	LT_EXPECT_EQ(test, c[1].label, LT_G3);
+	LT_EXPECT_EQ(test, c[2].tenant, 1);
+	LT_EXPECT_EQ(test, c[2].label, LT_PG_WAL);
+	/* Worth 9.3, 6.8 and 4.0 GiB, within 0.1 GiB. */
+	LT_EXPECT(test, lt_test_near(c[0].worth, 93 * LT_GIB / 10, LT_GIB / 10));
+	LT_EXPECT(test, lt_test_near(c[1].worth, 68 * LT_GIB / 10, LT_GIB / 10));
+	LT_EXPECT(test, lt_test_near(c[2].worth, 40 * LT_GIB / 10, LT_GIB / 10));
+	LT_EXPECT_EQ(test, out->total_worth, c[0].worth + c[1].worth +
+		     c[2].worth);
+
+	/* Class 0 keeps the tenant's stream; g4 and g5 share it. */
+	LT_EXPECT_EQ(test, out->label_stream[LT_SQ_DB], 3);
+	LT_EXPECT_EQ(test, out->label_stream[LT_SQ_WAL], 6);
+	LT_EXPECT_EQ(test, out->label_stream[LT_G5], 2);
+	LT_EXPECT_EQ(test, out->label_stream[LT_G4], 2);
+	LT_EXPECT_EQ(test, out->label_stream[LT_G0], 7);
+	LT_EXPECT_EQ(test, out->label_stream[LT_G3], 7);
+	LT_EXPECT_EQ(test, out->label_stream[LT_PG_TABLES], 4);
+	LT_EXPECT_EQ(test, out->label_stream[LT_PG_WAL], 8);
+	LT_EXPECT_EQ(test, out->label_stream[LT_MONGO], 5);
+	LT_EXPECT_EQ(test, out->label_class[LT_G4], 0);
+	LT_EXPECT_EQ(test, out->label_class[LT_G2], 1);
+	LT_EXPECT_EQ(test, out->tenant_classes[0], 2);
+	LT_EXPECT_EQ(test, out->tenant_classes[3], 1);
+	LT_EXPECT_EQ(test, out->stream[4].tenant, 2);
+	LT_EXPECT_EQ(test, out->stream[4].class, 1);
+	LT_EXPECT_EQ(test, out->stream[4].bytes, 6144 * LT_MIB);
+	LT_EXPECT(test, out->stream[4].survival < LT_SURV_ONE / 100);
+	LT_EXPECT(test, lt_test_isolated(labels, LT_NODE_LABELS, out));
+
+	/* An eighth stream goes to g4 | g5, worth 2.6 GiB. */
+	if (!LT_EXPECT_EQ(test, lt_test_plan(labels, LT_NODE_LABELS, 8, 0, out,
+					     work), 0))
+		return;
+	LT_EXPECT_EQ(test, out->nr_commits, 4);
+	LT_EXPECT_EQ(test, c[3].tenant, 0);
+	LT_EXPECT_EQ(test, c[3].label, LT_G4);
+	LT_EXPECT(test, lt_test_near(c[3].worth, 26 * LT_GIB / 10, LT_GIB / 10));
+	LT_EXPECT_EQ(test, out->label_class[LT_G5], 0);
+	LT_EXPECT_EQ(test, out->label_class[LT_G4], 1);
+	LT_EXPECT_EQ(test, out->label_class[LT_G0], 2);
+}
+
+/* Budgets 1 to 10: never over budget, classes only grow, no sharing. */
+static void lt_test_plan_budget(LT_TEST_CTX *test)
+{
+	static const u8 classes[] = { 0, 4, 4, 4, 4, 5, 6, 7, 8, 9, 9 };
+	struct lt_label *labels = lt_test_alloc(test, sizeof(*labels) *
+						LT_MAX_LABELS);
+	struct lt_plan_work *work = lt_test_alloc(test, sizeof(*work));
+	struct lt_layout *out = lt_test_alloc(test, sizeof(*out));
+	struct lt_commit prev[16];
+	unsigned int budget, nprev = 0, i, sum, last = 0;
+
+	if (!LT_EXPECT(test, labels && work && out))
+		return;
+	lt_test_fill(labels, lt_shared_node, LT_NODE_LABELS);
+	for (budget = 1; budget <= 10; budget++) {
+		if (!LT_EXPECT_EQ(test, lt_test_plan(labels, LT_NODE_LABELS,
+						     budget, 0, out, work), 0))
+			return;
+		LT_EXPECT(test, out->nr_streams <= budget);
+		LT_EXPECT_EQ(test, out->nr_streams, budget < 9 ? budget : 9);
+		for (sum = 0, i = 0; i < LT_MAX_TENANTS; i++)
+			sum += out->tenant_classes[i];
+		LT_EXPECT_EQ(test, sum, classes[budget]);
+		LT_EXPECT(test, sum >= last);
+		last = sum;
+		if (budget >= 4) {
+			LT_EXPECT_EQ(test, out->nr_shared, 0);
+			LT_EXPECT(test, lt_test_isolated(labels, LT_NODE_LABELS,
+							 out));
+		} else {
+			LT_EXPECT_EQ(test, out->nr_shared, 4 - budget + 1);
+		}
+		/* A larger budget only adds boundaries after the same ones. */
+		for (i = 0; i < nprev; i++)
+			LT_EXPECT(test, out->commit[i].label == prev[i].label &&
+				  out->commit[i].worth == prev[i].worth);
+		nprev = out->nr_commits;
+		if (nprev > ARRAY_SIZE(prev))
+			nprev = ARRAY_SIZE(prev);
+		memcpy(prev, out->commit, nprev * sizeof(prev[0]));
+	}
+}
+
+/* Nine tenants, seven streams: six get their own, three share one. */
+static void lt_test_plan_many_tenants(LT_TEST_CTX *test)
+{
+	struct lt_label *labels = lt_test_alloc(test, sizeof(*labels) *
+						LT_MAX_LABELS);
+	struct lt_plan_work *work = lt_test_alloc(test, sizeof(*work));
+	struct lt_layout *out = lt_test_alloc(test, sizeof(*out));
+	struct lt_test_label src[19];
+	unsigned int t;
+
+	if (!LT_EXPECT(test, labels && work && out))
+		return;
+	memset(src, 0, sizeof(src));
+	for (t = 0; t < 9; t++) {
+		/* A long-lived and a short-lived label, tempting a split. */
+		src[1 + 2 * t] = (struct lt_test_label){ t, 0x10, 1024 * (t + 1),
+							 0, 0 };
+		src[2 + 2 * t] = (struct lt_test_label){ t, 0x20, 512 * (t + 1),
+							 512 * (t + 1), 0 };
+	}
+	lt_test_fill(labels, src, 19);
+	if (!LT_EXPECT_EQ(test, lt_test_plan(labels, 19, 7, 0, out, work), 0))
+		return;
+	LT_EXPECT_EQ(test, out->nr_tenants, 9);
+	LT_EXPECT_EQ(test, out->nr_streams, 7);
+	LT_EXPECT_EQ(test, out->nr_shared, 3);
+	LT_EXPECT_EQ(test, out->nr_commits, 0);
+	for (t = 0; t < 9; t++) {
+		/* Tenant 8 is the largest and gets stream 2. */
+		u8 want = t >= 3 ? 2 + 8 - t : 8;
+
+		LT_EXPECT_EQ(test, out->tenant_stream[t], want);
+		LT_EXPECT_EQ(test, out->label_stream[1 + 2 * t], want);
+		LT_EXPECT_EQ(test, out->label_stream[2 + 2 * t], want);
+		LT_EXPECT_EQ(test, out->tenant_classes[t], 1);
+	}
+	LT_EXPECT_EQ(test, out->stream[6].tenant, LT_TENANT_SHARED);
+	LT_EXPECT_EQ(test, out->stream[0].tenant, 8);
+	LT_EXPECT_EQ(test, out->stream[6].bytes, 1536 * 6 * LT_MIB);
+}
+
+/* Same keys, opposite lifetimes in two tenants: each gets its own split. */
+static void lt_test_plan_conflict(LT_TEST_CTX *test)
+{
+	static const struct lt_test_label src[] = {
+		[1] = { 0, 0x10, 4096, 4055, 0 },	/* tenant 0: log dies */
+		[2] = { 0, 0x20, 4096, 205, 0 },
+		[3] = { 1, 0x10, 4096, 205, 0 },	/* tenant 1: log lives */
+		[4] = { 1, 0x20, 4096, 4055, 0 },
+	};
+	struct lt_label *labels = lt_test_alloc(test, sizeof(*labels) *
+						LT_MAX_LABELS);
+	struct lt_plan_work *work = lt_test_alloc(test, sizeof(*work));
+	struct lt_layout *out = lt_test_alloc(test, sizeof(*out));
+
+	if (!LT_EXPECT(test, labels && work && out))
+		return;
+	lt_test_fill(labels, src, ARRAY_SIZE(src));
+	if (!LT_EXPECT_EQ(test, lt_test_plan(labels, ARRAY_SIZE(src), 4, 0, out,
+					     work), 0))
+		return;
+	LT_EXPECT_EQ(test, out->nr_commits, 2);
+	LT_EXPECT_EQ(test, out->label_stream[2], 2);
+	LT_EXPECT_EQ(test, out->label_class[2], 0);
+	LT_EXPECT_EQ(test, out->label_stream[1], 4);
+	LT_EXPECT_EQ(test, out->label_class[1], 1);
+	LT_EXPECT_EQ(test, out->label_stream[3], 3);
+	LT_EXPECT_EQ(test, out->label_class[3], 0);
+	LT_EXPECT_EQ(test, out->label_stream[4], 5);
+	LT_EXPECT_EQ(test, out->label_class[4], 1);
+	LT_EXPECT(test, lt_test_isolated(labels, ARRAY_SIZE(src), out));
+}
+
+/* A side under the minimum share of the tenant's bytes gets no stream. */
+static void lt_test_plan_min_side(LT_TEST_CTX *test)
+{
+	struct lt_test_label src[] = {
+		[1] = { 0, 0x10, 1000, 0, 0 },
+		[2] = { 0, 0x20, 49, 49, 0 },		/* 4.7% */
+	};
+	struct lt_label *labels = lt_test_alloc(test, sizeof(*labels) *
+						LT_MAX_LABELS);
+	struct lt_plan_work *work = lt_test_alloc(test, sizeof(*work));
+	struct lt_layout *out = lt_test_alloc(test, sizeof(*out));
+
+	if (!LT_EXPECT(test, labels && work && out))
+		return;
+	lt_test_fill(labels, src, ARRAY_SIZE(src));
+	LT_EXPECT_EQ(test, lt_test_plan(labels, 3, 2, 0, out, work), 0);
+	LT_EXPECT_EQ(test, out->nr_commits, 0);
+	LT_EXPECT_EQ(test, out->nr_streams, 1);
+	LT_EXPECT_EQ(test, out->label_stream[2], 2);
+
+	/* A 4% minimum lets it through. */
+	LT_EXPECT_EQ(test, lt_test_plan(labels, 3, 2, 40, out, work), 0);
+	LT_EXPECT_EQ(test, out->nr_commits, 1);
+	LT_EXPECT_EQ(test, out->label_stream[2], 3);
+
+	/* So does a side of 5.7% at the default 5%. */
+	src[2].mib = 60;
+	src[2].early = 60;
+	lt_test_fill(labels, src, ARRAY_SIZE(src));
+	LT_EXPECT_EQ(test, lt_test_plan(labels, 3, 2, 0, out, work), 0);
+	LT_EXPECT_EQ(test, out->nr_commits, 1);
+	LT_EXPECT_EQ(test, out->commit[0].label, 2);
+	LT_EXPECT_EQ(test, out->label_stream[1], 2);
+	LT_EXPECT_EQ(test, out->label_stream[2], 3);
+}
+
+/* The same input gives the same layout; bad input is refused. */
+static void lt_test_plan_determinism(LT_TEST_CTX *test)
+{
+	static const u8 zero[] = { 2, 0, 3 }, dup[] = { 2, 3, 2 };
+	static const struct lt_test_label ties[] = {
+		[1] = { 0, 0x30, 100, 100, 0 },
+		[2] = { 0, 0x10, 100, 100, 0 },
+		[3] = { 0, 0x20, 100, 100, 0 },
+		[4] = { 0, 0x40, 300, 0, 0 },
+	};
+	struct lt_label *labels = lt_test_alloc(test, sizeof(*labels) *
+						LT_MAX_LABELS);
+	struct lt_plan_work *work = lt_test_alloc(test, sizeof(*work));
+	struct lt_layout *a = lt_test_alloc(test, sizeof(*a));
+	struct lt_layout *b = lt_test_alloc(test, sizeof(*b));
+	struct lt_plan_input in = {
+		.labels = labels,
+		.nr_labels = LT_NODE_LABELS,
+		.reclaim_age = LT_TEST_R,
+		.nr_streams = 3,
+	};
+
+	if (!LT_EXPECT(test, labels && work && a && b))
+		return;
+	lt_test_fill(labels, lt_shared_node, LT_NODE_LABELS);
+	LT_EXPECT_EQ(test, lt_test_plan(labels, LT_NODE_LABELS, 7, 0, a, work),
+		     0);
+	memset(work, 0xa5, sizeof(*work));
+	memset(b, 0x5a, sizeof(*b));
+	LT_EXPECT_EQ(test, lt_test_plan(labels, LT_NODE_LABELS, 7, 0, b, work),
+		     0);
+	LT_EXPECT(test, !memcmp(a, b, sizeof(*a)));
+
+	/* Equal survival sorts by key, not by slot. */
+	memset(labels, 0, sizeof(*labels) * LT_MAX_LABELS);
+	lt_test_fill(labels, ties, ARRAY_SIZE(ties));
+	LT_EXPECT_EQ(test, lt_test_plan(labels, ARRAY_SIZE(ties), 2, 0, a, work),
+		     0);
+	LT_EXPECT_EQ(test, a->commit[0].label, 2);
+	LT_EXPECT_EQ(test, a->nr_commits, 1);
+
+	lt_test_fill(labels, lt_shared_node, LT_NODE_LABELS);
+	in.streams = zero;
+	LT_EXPECT_EQ(test, lt_plan(&in, a, work), -EINVAL);
+	in.streams = dup;
+	LT_EXPECT_EQ(test, lt_plan(&in, a, work), -EINVAL);
+	/* Only the active tenants are planned. */
+	in.streams = lt_test_streams;
+	in.nr_streams = 7;
+	in.tenants = BIT_ULL(0) | BIT_ULL(2);
+	LT_EXPECT_EQ(test, lt_plan(&in, a, work), 0);
+	LT_EXPECT_EQ(test, a->nr_tenants, 2);
+	LT_EXPECT_EQ(test, a->label_stream[LT_PG_WAL], 0);
+	LT_EXPECT_EQ(test, a->tenant_stream[1], 0);
+	LT_EXPECT(test, a->nr_streams <= 7 && a->nr_commits >= 2);
+}
+
+/**
+ * struct lt_test_case - one shared test case
+ * @name: its name in TAP output
+ * @run: the case
+ */
+struct lt_test_case {
+	const char *name;
+	void (*run)(LT_TEST_CTX *test);
+};
+
+static const struct lt_test_case lt_test_table[] = {
+	{ "owner_size", lt_test_owner_size },
+	{ "mem_cap", lt_test_mem_cap },
+	{ "overwrite", lt_test_overwrite },
+	{ "discard", lt_test_discard },
+	{ "partial_overlap", lt_test_partial_overlap },
+	{ "label_reuse", lt_test_label_reuse },
+	{ "label_table", lt_test_label_table },
+	{ "decay", lt_test_decay },
+	{ "survival", lt_test_survival },
+	{ "plan_shared_node", lt_test_plan_shared_node },
+	{ "plan_budget", lt_test_plan_budget },
+	{ "plan_many_tenants", lt_test_plan_many_tenants },
+	{ "plan_conflict", lt_test_plan_conflict },
+	{ "plan_min_side", lt_test_plan_min_side },
+	{ "plan_determinism", lt_test_plan_determinism },
+};
+
+#endif /* _LT_CASES_H */

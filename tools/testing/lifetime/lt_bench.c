@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Microbenchmark of the lifetime tracker's per-bio path (label lookup plus
+ * lt_track_write()) and of the planner, with the memory the owner table
+ * takes on a 1 GiB and a 4 TB disk.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "lt-core.h"
+
+#define LT_BENCH_BIOS	(2U << 20)
+#define LT_BENCH_KEYS	64
+#define LT_BENCH_TENANTS 4
+#define LT_BENCH_RUNS	3
+
+/**
+ * struct lt_bench_disk - one disk size to measure
+ * @name: how to print it
+ * @bytes: its capacity
+ */
+struct lt_bench_disk {
+	const char *name;
+	u64 bytes;
+};
+
+static const struct lt_bench_disk lt_bench_disks[] = {
+	{ "1 GiB", 1ULL << 30 },
+	{ "4 TB", 4000000000000ULL },
+};
+
+static u64 lt_bench_rand(u64 *state)
+{
+	u64 x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*state = x;
+	return x;
+}
+
+static double lt_bench_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* Time LT_BENCH_BIOS 4 KiB writes at the given sectors, in ns per bio. */
+static double lt_bench_writes(struct lt_track *t, const u64 *sector,
+			      const u16 *key, u64 *now)
+{
+	double start = lt_bench_now();
+	unsigned int i;
+
+	for (i = 0; i < LT_BENCH_BIOS; i++) {
+		u16 tenant = key[i] % LT_BENCH_TENANTS;
+		u16 label = lt_label_get(t, key[i] + 1, tenant);
+
+		lt_track_write(t, sector[i], 8, label, (*now)++);
+	}
+	return (lt_bench_now() - start) / LT_BENCH_BIOS;
+}
+
+static double lt_bench_lookups(struct lt_track *t, const u16 *key)
+{
+	double start = lt_bench_now();
+	unsigned int i, sum = 0;
+
+	for (i = 0; i < LT_BENCH_BIOS; i++)
+		sum += lt_label_get(t, key[i] + 1, key[i] % LT_BENCH_TENANTS);
+	if (!sum)
+		printf("# no labels\n");
+	return (lt_bench_now() - start) / LT_BENCH_BIOS;
+}
+
+static int lt_bench_disk(const struct lt_bench_disk *d, u64 *sector,
+			 u16 *key)
+{
+	u64 pages = d->bytes >> LT_PAGE_SHIFT, now = 1, rng = 0x9e3779b97f4a7c15ULL;
+	double rnd, seq, look, fill, sweep;
+	struct lt_track t;
+	unsigned int i;
+	u64 r, s;
+
+	if (lt_track_init(&t, d->bytes >> LT_SECTOR_SHIFT, 0, LT_DEFAULT_MEM_CAP))
+		return -1;
+	printf("%-6s range %5llu KiB  ranges %9llu  %zu B/range  ",
+	       d->name, (unsigned long long)(t.stats.range_bytes >> 10),
+	       (unsigned long long)t.stats.ranges, sizeof(struct lt_owner));
+	printf("owner table %8.2f MiB  labels %4zu KiB  total %8.2f MiB%s\n",
+	       t.stats.ranges * sizeof(struct lt_owner) / 1048576.0,
+	       LT_MAX_LABELS * sizeof(struct lt_label) >> 10,
+	       t.stats.mem_bytes / 1048576.0, t.on ? "" : "  (tracking off)");
+	if (!t.on) {
+		lt_track_exit(&t);
+		return 0;
+	}
+
+	/*
+	 * Fill the disk once, one range per write, so every range has data.
+	 * Each 1 MiB region belongs to one label, as a file's extents would.
+	 */
+	fill = lt_bench_now();
+	for (r = 0; r < t.nr_ranges; r++) {
+		u64 len = t.stats.range_bytes;
+		u16 k = ((r * len) >> 20) % LT_BENCH_KEYS;
+		u16 load = lt_label_get(&t, k + 1, k % LT_BENCH_TENANTS);
+
+		lt_track_write(&t, (r * len) >> LT_SECTOR_SHIFT,
+			       len >> LT_SECTOR_SHIFT, load, now);
+		now += len >> LT_PAGE_SHIFT;
+	}
+	fill = (lt_bench_now() - fill) / t.nr_ranges;
+
+	for (i = 0; i < LT_BENCH_BIOS; i++) {
+		sector[i] = (lt_bench_rand(&rng) % pages) << 3;
+		key[i] = (sector[i] >> 11) % LT_BENCH_KEYS;
+	}
+	for (rnd = 1e9, i = 0; i < LT_BENCH_RUNS; i++)
+		rnd = fmin(rnd, lt_bench_writes(&t, sector, key, &now));
+	s = lt_bench_rand(&rng) % pages;
+	for (i = 0; i < LT_BENCH_BIOS; i++) {
+		sector[i] = ((s + i) % pages) << 3;
+		key[i] = (sector[i] >> 11) % LT_BENCH_KEYS;
+	}
+	for (seq = 1e9, i = 0; i < LT_BENCH_RUNS; i++)
+		seq = fmin(seq, lt_bench_writes(&t, sector, key, &now));
+	for (look = 1e9, i = 0; i < LT_BENCH_RUNS; i++)
+		look = fmin(look, lt_bench_lookups(&t, key));
+	sweep = lt_bench_now();
+	lt_track_sweep(&t, now, t.nr_ranges);
+	sweep = (lt_bench_now() - sweep) / t.nr_ranges;
+
+	printf("       4 KiB writes: random %6.1f ns/bio  sequential %6.1f ns/bio",
+	       rnd, seq);
+	printf("  (label lookup alone %5.1f ns)\n", look);
+	printf("       whole-range fill %6.1f ns/range  sweep %5.2f ns/range",
+	       fill, sweep);
+	printf("  deaths charged %llu MiB  dropped %llu MiB\n",
+	       (unsigned long long)(t.stats.dead_bytes >> 20),
+	       (unsigned long long)(t.stats.dropped_bytes >> 20));
+	if (lt_track_check(&t))
+		printf("# reference counts are inconsistent\n");
+	lt_track_exit(&t);
+	return 0;
+}
+
+/* Plan a full label table: every label a different survival. */
+static void lt_bench_plan(void)
+{
+	static struct lt_label labels[LT_MAX_LABELS];
+	static const u8 streams[] = { 2, 3, 4, 5, 6, 7, 8 };
+	static struct lt_plan_work work;
+	static struct lt_layout out;
+	struct lt_plan_input in = {
+		.labels = labels,
+		.nr_labels = LT_MAX_LABELS,
+		.reclaim_age = 1ULL << 20,
+		.streams = streams,
+		.nr_streams = ARRAY_SIZE(streams),
+	};
+	u64 rng = 12345;
+	unsigned int i, runs = 200;
+	double start;
+
+	for (i = 1; i < LT_MAX_LABELS; i++) {
+		labels[i].key = i;
+		labels[i].tenant = i % LT_BENCH_TENANTS;
+		labels[i].bytes = (1 + lt_bench_rand(&rng) % 1024) << 20;
+		labels[i].hist[1 + lt_bench_rand(&rng) % (LT_NR_BINS - 1)] =
+			labels[i].bytes / 2;
+	}
+	start = lt_bench_now();
+	for (i = 0; i < runs; i++)
+		lt_plan(&in, &out, &work);
+	printf("planner: %u labels, %u tenants, B=%zu: %.1f us per plan, %u boundaries",
+	       LT_MAX_LABELS - 1, LT_BENCH_TENANTS, ARRAY_SIZE(streams),
+	       (lt_bench_now() - start) / runs / 1000, out.nr_commits);
+	printf(", scratch %zu KiB, layout %zu KiB\n", sizeof(work) >> 10,
+	       sizeof(out) >> 10);
+}
+
+int main(void)
+{
+	u64 *sector = calloc(LT_BENCH_BIOS, sizeof(*sector));
+	u16 *key = calloc(LT_BENCH_BIOS, sizeof(*key));
+	unsigned int i;
+	int ret = 0;
+
+	if (!sector || !key)
+		return 1;
+	printf("per-bio path: lt_label_get() + lt_track_write(), %u bios of 4 KiB",
+	       LT_BENCH_BIOS);
+	printf(", %u keys, one per 1 MiB region; best of %u runs\n",
+	       LT_BENCH_KEYS, LT_BENCH_RUNS);
+	for (i = 0; i < ARRAY_SIZE(lt_bench_disks); i++)
+		if (lt_bench_disk(&lt_bench_disks[i], sector, key))
+			ret = 1;
+	lt_bench_plan();
+	free(sector);
+	free(key);
+	return ret;
+}

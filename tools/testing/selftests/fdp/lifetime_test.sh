@@ -1,0 +1,329 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Tests of the lifetime write stream placement policy on an FDP namespace
+# (drivers/block/lifetime).  Placement is checked on the device: each
+# check runs the writes under "fdp_tool watch" and reads which placement
+# handles consumed them.
+#
+# The policy must be available: built in, loaded, or its module at
+# $LIFETIME_KO.  Needs ext4, cgroup v2 with the io controller, debugfs.
+# Skips (KSFT_SKIP) only when the namespace has no write streams.
+#
+# Runs as root; uses and reformats the FDP namespace.
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+MiB=$((1024 * 1024))
+
+dir=$(cd "$(dirname "$0")" && pwd)
+tool=$dir/fdp_tool
+mnt=/tmp/lifetime_test.mnt
+top=/sys/fs/cgroup/lifetime_test
+nr=0
+failed=0
+
+ok() { nr=$((nr + 1)); echo "ok $nr $*"; }
+not_ok() { nr=$((nr + 1)); failed=$((failed + 1)); echo "not ok $nr $*"; }
+check() {	# NAME CMD...: a test case from a command's status
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+diag() { echo "# $*"; }
+bail() { echo "Bail out! $*"; cleanup; exit $KSFT_FAIL; }
+
+read -r disk_kv handles_kv streams_kv _ < <("$tool" info 2>/dev/null)
+disk=${disk_kv#disk=}
+streams=${streams_kv#max_write_streams=}
+echo "TAP version 13"
+if [ -z "$disk" ] || [ "${streams:-0}" -lt 2 ]; then
+	echo "1..0 # SKIP no FDP namespace with write streams"
+	exit $KSFT_SKIP
+fi
+dev=$(cat /sys/block/$disk/dev)
+q=/sys/block/$disk/queue
+lt=/sys/block/$disk/lifetime
+dbg=/sys/kernel/debug/block/$disk/lifetime
+
+load_module() {
+	grep -qw lifetime $q/write_stream_policy && return 0
+	[ -n "${LIFETIME_KO:-}" ] && insmod "$LIFETIME_KO" 2>/dev/null
+	grep -qw lifetime $q/write_stream_policy
+}
+
+cleanup() {
+	local c
+	umount $mnt 2>/dev/null
+	for c in $top/*/; do
+		[ -d "$c" ] || continue
+		echo "$dev inherit" >"$c/io.stream" 2>/dev/null
+		rmdir "$c" 2>/dev/null
+	done
+	rmdir $top 2>/dev/null
+	echo none >$q/write_stream_policy 2>/dev/null
+}
+
+# Run a command or function in a cgroup under $top, from a subshell.
+in_cg() {	# CG CMD...
+	local cg=$top/$1
+	shift
+	mkdir -p "$cg"
+	(echo $BASHPID >"$cg/cgroup.procs" && "$@")
+}
+
+# The handle that took at least 90% of the bytes of "fdp_tool watch" output
+# on stdin, or "mixed"; "none" if nothing was written.
+main_handle() {
+	awk -F'[ =]' '/^handle=/ { b[$2] = $4; t += $4 }
+		END { if (!t) { print "none"; exit }
+		      for (h in b) if (b[h] * 10 >= t * 9) { print h; exit }
+		      print "mixed" }'
+}
+
+# Write BYTES to FILE in place (from its start, as a log or a rewritten
+# table does), or appended, and write it back.
+rewrite() {	# BYTES FILE
+	dd if=/dev/urandom of="$2" bs=256k count=$(($1 / 262144)) \
+		conv=notrunc,fsync status=none
+}
+append() {	# BYTES FILE
+	dd if=/dev/urandom of="$2" bs=256k count=$(($1 / 262144)) \
+		oflag=append conv=notrunc,fsync status=none
+}
+
+# The main handle (see main_handle) of a function run in a cgroup.
+handle_of() {	# CG FUNC ARGS...
+	"$tool" watch -- bash -c "$(declare -f in_cg rewrite append); top=$top; in_cg $*" |
+		main_handle
+}
+
+setup_fs() {
+	umount $mnt 2>/dev/null
+	mkfs.ext4 -q -F -E nodiscard,lazy_itable_init=0,lazy_journal_init=0 /dev/$disk || return 1
+	mkdir -p $mnt && mount -o discard /dev/$disk $mnt
+}
+
+layout() { cat $dbg/layout 2>/dev/null; }
+layout_val() { layout | awk -v k="$1" '$1 == k { print $2; exit }'; }
+
+start_policy() {	# RECLAIM_AGE_BYTES
+	echo none >$q/write_stream_policy
+	echo lifetime >$q/write_stream_policy || return 1
+	echo "$1" >$lt/reclaim_age
+}
+
+echo "+io +memory" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+mkdir -p $top
+echo "+io +memory" >$top/cgroup.subtree_control 2>/dev/null
+echo "1..14"
+
+load_module || bail "no lifetime policy: built in, loaded, or at \$LIFETIME_KO"
+
+# --- sysfs and debugfs -------------------------------------------------
+start_policy $((8 * MiB)) || bail "cannot select the lifetime policy"
+check "policy is selected" grep -q '\[lifetime\]' $q/write_stream_policy
+check "reclaim_age override is kept and reported as the operator's" \
+	sh -c "[ \$(cat $lt/reclaim_age) = $((8 * MiB)) ] &&
+	       [ \$(cat $lt/reclaim_age_source) = operator ]"
+bad=0
+for v in -1 abc "" 1x; do
+	echo "$v" >$lt/reclaim_age 2>/dev/null && { diag "reclaim_age took '$v'"; bad=1; }
+done
+echo 0 >$lt/replan 2>/dev/null && { diag "replan took 0"; bad=1; }
+echo 100 >$lt/media_bytes_written && echo 50 >$lt/media_bytes_written 2>/dev/null &&
+	{ diag "media_bytes_written went back"; bad=1; }
+check "bad values are refused with EINVAL" [ $bad = 0 ]
+check "debugfs shows layout, labels and stats" \
+	sh -c "[ -r $dbg/layout ] && [ -r $dbg/labels ] && grep -q '^tracking on' $dbg/stats"
+
+# --- a tenant's short-lived log and long-lived data end up apart -------
+setup_fs || bail "cannot make ext4 on $disk"
+start_policy $((8 * MiB))
+in_cg t1 true
+# The log is rewritten in place (it dies young), the data only grows.
+for i in $(seq 1 24); do
+	in_cg t1 rewrite $MiB $mnt/app.log
+	in_cg t1 append $((256 * 1024)) $mnt/table.db
+done
+echo 1 >$lt/replan
+log_h=$(handle_of t1 rewrite $((2 * MiB)) $mnt/app.log)
+data_h=$(handle_of t1 append $((2 * MiB)) $mnt/table.db)
+diag "log on handle $log_h, data on handle $data_h"
+grep -E 'app.log|table.db' $dbg/labels | sed 's/^/# /'
+check "a tenant's log and data land on different handles" \
+	sh -c "[ '$log_h' != '$data_h' ] && [ '$log_h' != mixed ] &&
+	       [ '$data_h' != mixed ] && [ '$data_h' != none ]"
+check "the tenant's layout has two classes" \
+	sh -c "[ \$(grep -c '^stream .* tenant' $dbg/layout) -ge 2 ]"
+umount $mnt
+
+# --- a tenant switch: a new layout within one reclaim age ---------------
+setup_fs || bail "cannot make ext4 on $disk"
+R=$((8 * MiB))
+start_policy $R
+for i in $(seq 1 8); do in_cg a rewrite $((2 * MiB)) $mnt/a.$((i % 2)); done
+plans0=$(layout_val plans)
+sw=$(layout_val host_bytes)
+for i in $(seq 1 4); do in_cg b rewrite $((2 * MiB)) $mnt/b.$((i % 2)); done
+sync
+plans1=$(layout_val plans)
+# The first layout installed after the switch ("plan N REASON HOST_BYTES").
+read -r reason at < <(layout | awk -v sw="$sw" '$1 == "plan" && $4 > sw { print $3, $4; exit }')
+diag "plans $plans0 -> $plans1, reason $reason, switch at $sw, installed at $at, reclaim age $R"
+check "a tenant switch installs a new layout within one reclaim age" \
+	sh -c "[ '$plans1' -gt '$plans0' ] && [ '$reason' = tenants ] &&
+	       [ \$(( $at - $sw )) -le $R ]"
+a_h=$(handle_of a rewrite $((2 * MiB)) $mnt/a.0)
+b_h=$(handle_of b rewrite $((2 * MiB)) $mnt/b.0)
+diag "tenant a on handle $a_h, b on handle $b_h"
+check "after the switch the two tenants are on different handles" \
+	sh -c "[ '$a_h' != '$b_h' ] && [ '$a_h' != mixed ] && [ '$b_h' != mixed ]"
+umount $mnt
+
+# --- more tenants than streams -------------------------------------------
+setup_fs || bail "cannot make ext4 on $disk"
+free=$((streams - 1))
+nten=$((free + 2))
+start_policy $((512 * MiB))
+# Tenant k writes 4 + k MiB: all active, the largest are the last ones.
+for k in $(seq 0 $((nten - 1))); do in_cg m$k append $(((4 + k) * MiB)) $mnt/m$k; done
+echo 1 >$lt/replan
+layout | sed 's/^/# /'
+shared=$(layout_val shared_tenants)
+own=$(grep -c '^stream .* tenant [0-9]' $dbg/layout)
+check "with $nten tenants and $free streams, $((nten - free + 1)) share one stream" \
+	[ "${shared:-0}" = $((nten - free + 1)) ]
+declare -A seen=()
+bad=0
+for k in $(seq $((nten - 1)) -1 0); do
+	h=$(handle_of m$k append $MiB $mnt/m$k)
+	if [ $k -ge $((nten - free + 1)) ]; then
+		[ "$h" != mixed ] && [ -z "${seen[$h]:-}" ] ||
+			{ diag "tenant m$k on handle $h, shared"; bad=1; }
+		seen[$h]=m$k
+	else
+		shared_h=${shared_h:-$h}
+		[ "$h" = "$shared_h" ] && [ -z "${seen[$h]:-}" ] ||
+			{ diag "small tenant m$k on handle $h, not the shared one"; bad=1; }
+	fi
+done
+check "the largest tenants each keep a handle, the rest share one" [ $bad = 0 ]
+umount $mnt
+
+# --- a pinned cgroup is left alone ---------------------------------------
+setup_fs || bail "cannot make ext4 on $disk"
+start_policy $((8 * MiB))
+mkdir -p $top/pinned
+echo "$dev $streams" >$top/pinned/io.stream
+for i in $(seq 1 6); do
+	in_cg pinned rewrite $MiB $mnt/p.log
+	in_cg u append $MiB $mnt/u.db
+	in_cg u rewrite $MiB $mnt/u.log
+done
+echo 1 >$lt/replan
+p_h=$(handle_of pinned rewrite $((2 * MiB)) $mnt/p.log)
+u_h=$(handle_of u append $((2 * MiB)) $mnt/u.db)
+diag "pinned cgroup on handle $p_h, unpinned tenant's data on $u_h"
+check "a pinned cgroup keeps its stream, which the policy does not hand out" \
+	sh -c "[ '$p_h' = $((streams - 1)) ] && [ '$u_h' != $((streams - 1)) ] &&
+	       ! grep -q '^stream $streams ' $dbg/layout"
+echo "$dev inherit" >$top/pinned/io.stream
+umount $mnt
+
+# --- switches and unload under running writes ----------------------------
+setup_fs || bail "cannot make ext4 on $disk"
+start_policy $((4 * MiB))
+errs=$mnt/errors
+: >$errs
+writer() {	# NAME FLAG: rewrite a 4 MiB file until $mnt/stop, then checksum it
+	local f=$mnt/w.$1 i=0
+	while [ ! -e $mnt/stop ]; do
+		dd if=/dev/urandom of=$f bs=64k count=64 $2 conv=fsync status=none ||
+			echo "$1 failed" >>$errs
+		i=$((i + 1))
+	done
+	sha256sum $f >$f.sum
+}
+for m in buffered direct; do
+	flag=; [ $m = direct ] && flag=oflag=direct
+	in_cg w$m bash -c "$(declare -f writer); mnt=$mnt errs=$errs; writer $m $flag" &
+done
+sw_bad=0
+for i in $(seq 1 20); do
+	for p in none hint lifetime; do echo $p >$q/write_stream_policy || sw_bad=1; done
+done
+echo none >$q/write_stream_policy
+unloaded=no
+if [ -n "${LIFETIME_KO:-}" ] && grep -q '^blk_lifetime ' /proc/modules; then
+	rmmod blk_lifetime && unloaded=yes
+	sleep 1
+	insmod "$LIFETIME_KO" || sw_bad=1
+	echo lifetime >$q/write_stream_policy || sw_bad=1
+fi
+diag "module unloaded and reloaded under writes: $unloaded"
+touch $mnt/stop
+wait
+sync
+echo 3 >/proc/sys/vm/drop_caches
+sums_ok=1
+for m in buffered direct; do sha256sum -c --quiet $mnt/w.$m.sum || sums_ok=0; done
+check "policy switches and module reload under writes fail no I/O and lose nothing" \
+	sh -c "[ $sw_bad = 0 ] && [ ! -s $errs ] && [ $sums_ok = 1 ]"
+umount $mnt
+
+# --- no memory for the owner table: no placement, counted ----------------
+echo none >$q/write_stream_policy
+cap=/sys/module/blk_lifetime/parameters/mem_cap
+[ -w $cap ] || cap=/sys/module/lifetime/parameters/mem_cap
+old_cap=$(cat $cap)
+echo 16 >$cap
+echo lifetime >$q/write_stream_policy
+in_cg t1 "$tool" write --offset 0 --size $MiB >/dev/null
+h=$("$tool" watch -- "$tool" write --offset $MiB --size $((2 * MiB)) | main_handle)
+diag "mem_cap $(cat $cap), writes on handle $h"
+sed 's/^/# /' $dbg/stats
+check "an owner table over the memory cap means no placement, and is counted" \
+	sh -c "grep -q '^tracking off' $dbg/stats &&
+	       grep -q '^tracking_off 1' $dbg/stats && [ '$h' = 0 ]"
+echo "$old_cap" >$cap
+echo none >$q/write_stream_policy
+
+# --- disk removal under running writes -----------------------------------
+# The guest's side of a hot unplug: the controller leaves through PCI
+# remove (del_gendisk runs with the policy on and writes in flight), and
+# comes back with a rescan.  Synced data must be intact; only I/O after
+# the removal may fail, and the kernel must log no warning.
+# The PCI function of the controller that has the namespace.
+pci=
+for c in /sys/class/nvme/nvme*; do
+	ls "$c" "$c"/*/ 2>/dev/null | grep -q "^${disk}\$\|^${disk%n*}c[0-9]*n${disk##*n}\$" &&
+		{ pci=$(readlink -f "$c/device"); break; }
+done
+if [ -w "$pci/remove" ]; then
+	start_policy $((4 * MiB))
+	"$tool" write --offset 0 --size $((4 * MiB)) >/dev/null
+	sync
+	before=$(dd if=/dev/$disk bs=1M count=4 iflag=direct status=none | sha256sum)
+	dmesg_lines=$(dmesg | wc -l)
+	dd if=/dev/urandom of=/dev/$disk bs=64k seek=256 count=4096 oflag=direct \
+		status=none 2>/dev/null &
+	wpid=$!
+	sleep 1
+	echo 1 >"$pci/remove"
+	wait $wpid
+	echo 1 >/sys/bus/pci/rescan
+	for i in $(seq 1 50); do [ -e /sys/block/$disk ] && break; sleep 0.2; done
+	after=$(dd if=/dev/$disk bs=1M count=4 iflag=direct status=none | sha256sum)
+	warn=$(dmesg | tail -n +$((dmesg_lines + 1)) | grep -cE 'WARNING|BUG|Oops|Call Trace')
+	check "disk removal with the policy on under writes: synced data intact, no warning" \
+		sh -c "[ -e /sys/block/$disk ] && [ '$before' = '$after' ] && [ $warn = 0 ] &&
+		       grep -qw lifetime $q/write_stream_policy"
+else
+	ok "# SKIP disk removal: no PCI remove for $disk"
+fi
+
+cleanup
+[ $failed = 0 ] && exit $KSFT_PASS
+exit $KSFT_FAIL
