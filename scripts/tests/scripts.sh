@@ -32,7 +32,7 @@ expect() {
 echo "TAP version 13"
 
 for s in install-deps prepare-tree build-kernel vm-run run-tests export-series update-patches demo \
-	bench-iostream scenario-iostream14 fdp-trace bench-fs-hints dbbench-hints; do
+	bench-iostream scenario-iostream14 fdp-trace bench-fs-hints dbbench-hints waf-eval; do
 	[ -x "$TOP/scripts/$s" ] || { not_ok "$s exists"; continue; }
 	expect "$s rejects an unknown option" "unknown option.*--bogus" "$TOP/scripts/$s" --bogus
 	out=$("$TOP/scripts/$s" --help 2>&1); rc=$?
@@ -114,6 +114,12 @@ expect "vm-run rejects a bad handle count" "--handles must be a positive number"
 	"$TOP/scripts/vm-run" --handles x true
 expect "bench-fs-hints rejects a bad round count" "--rounds and --runtime take positive numbers" \
 	"$TOP/scripts/bench-fs-hints" --rounds 0 --no-build
+expect "waf-eval refuses an unknown scenario" "unknown scenario 'nope'" \
+	"$TOP/scripts/waf-eval" --scenario nope
+expect "waf-eval refuses an unknown policy" "unknown policy 'nope'" \
+	"$TOP/scripts/waf-eval" --policy none,nope
+expect "bench-fs-hints refuses an unknown policy" "--policy takes hint or lifetime" \
+	"$TOP/scripts/bench-fs-hints" --no-build --policy nope
 expect "bench-fs-hints wants a value for --runtime" "--runtime needs a value" \
 	"$TOP/scripts/bench-fs-hints" --runtime
 expect "dbbench-hints rejects a bad key count" "--num takes a positive number" \
