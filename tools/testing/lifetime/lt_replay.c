@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lt_replay: replay an fdp-sim trace through the lifetime policy's tracker
+ * and planner, and write the trace again with the streams the policy
+ * would have chosen, for fdp-sim to turn into WAF.
+ *
+ *   lt_replay --capacity BYTES [--streams N] [--reclaim-age BYTES] TRACE
+ *
+ * A trace carries each write's cgroup and the rule that placed it, not its
+ * file or hint, so the replay labels a write by its cgroup (and, for the
+ * filesystem's journal and metadata writes, by their stream): it shows
+ * what the policy makes of tenants alone.  Writes an earlier rule placed
+ * (application, cgroup, filesystem) keep their stream and are tracked;
+ * the others get the stream of the installed layout.  As in the kernel,
+ * the layout is checked every quarter of the reclaim age (by default the
+ * capacity) and planned when the active tenants change or a reclaim age
+ * passed since the last plan.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lt-core.h"
+#include "trace.h"
+
+#define LT_REPLAY_QUARTERS 4
+
+struct lt_replay {
+	struct lt_track t;
+	struct lt_layout layout;
+	struct lt_plan_work work;
+	struct lt_label snap[LT_MAX_LABELS];
+	u64 key[LT_MAX_LABELS];		/* label keys when planned */
+	u64 cgroup[LT_MAX_TENANTS];
+	unsigned int nr_tenants;
+	u64 act[LT_REPLAY_QUARTERS][LT_MAX_TENANTS];
+	unsigned int quarter, quarters;
+	u64 now, next_check, last_plan, reclaim_age, active;
+	bool have_layout;
+	u8 streams[LT_MAX_STREAMS];
+	u8 nr_streams;
+	unsigned long plans;
+};
+
+static u64 parse_size(const char *s)
+{
+	char *end;
+	u64 v = strtoull(s, &end, 0);
+
+	if (*end) {
+		const char *units = "kmg", *u = strchr(units, *end | 0x20);
+
+		if (u && *u) {
+			v <<= 10 * (u - units + 1);
+			end++;
+		}
+	}
+	if (*end || end == s) {
+		fprintf(stderr, "lt_replay: bad size '%s'\n", s);
+		exit(2);
+	}
+	return v;
+}
+
+static u16 tenant_of(struct lt_replay *r, u64 cgroup)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nr_tenants; i++)
+		if (r->cgroup[i] == cgroup)
+			return i;
+	if (r->nr_tenants == LT_MAX_TENANTS)
+		return LT_MAX_TENANTS - 1;
+	r->cgroup[r->nr_tenants] = cgroup;
+	return r->nr_tenants++;
+}
+
+static u64 active_tenants(struct lt_replay *r)
+{
+	u64 sum[LT_MAX_TENANTS] = { 0 }, total = 0, set = 0;
+	unsigned int q, i;
+
+	for (q = 0; q < LT_REPLAY_QUARTERS; q++)
+		for (i = 0; i < r->nr_tenants; i++)
+			sum[i] += r->act[q][i];
+	for (i = 0; i < r->nr_tenants; i++)
+		total += sum[i];
+	for (i = 0; total && i < r->nr_tenants; i++)
+		if (sum[i] * 20 >= total)
+			set |= 1ULL << i;
+	return set;
+}
+
+static void check(struct lt_replay *r)
+{
+	struct lt_plan_input in = { 0 };
+	u64 active = active_tenants(r);
+
+	r->quarter = (r->quarter + 1) % LT_REPLAY_QUARTERS;
+	memset(r->act[r->quarter], 0, sizeof(r->act[0]));
+	if (++r->quarters >= LT_REPLAY_QUARTERS) {
+		r->quarters = 0;
+		lt_track_age(&r->t);
+	}
+	lt_track_sweep(&r->t, r->now, (r->t.nr_ranges + 3) / 4);
+	if (!r->t.on || !active)
+		return;
+	if (r->have_layout && active == r->active &&
+	    r->now - r->last_plan < r->reclaim_age)
+		return;
+
+	memcpy(r->snap, r->t.label, sizeof(r->snap));
+	in.labels = r->snap;
+	in.nr_labels = LT_MAX_LABELS;
+	in.reclaim_age = r->reclaim_age;
+	in.streams = r->streams;
+	in.nr_streams = r->nr_streams;
+	in.tenants = active;
+	if (lt_plan(&in, &r->layout, &r->work))
+		return;
+	for (unsigned int i = 0; i < LT_MAX_LABELS; i++)
+		r->key[i] = r->t.label[i].key;
+	r->have_layout = true;
+	r->active = active;
+	r->last_plan = r->now;
+	r->plans++;
+}
+
+static unsigned int place(struct lt_replay *r, u16 label, u16 tenant)
+{
+	unsigned int s = 0;
+
+	if (!r->have_layout)
+		return 0;
+	if (label && r->key[label] == r->t.label[label].key)
+		s = r->layout.label_stream[label];
+	return s ? s : r->layout.tenant_stream[tenant];
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "capacity", required_argument, NULL, 'c' },
+		{ "streams", required_argument, NULL, 's' },
+		{ "reclaim-age", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	static struct lt_replay r;
+	u64 capacity = 0, age = 0;
+	unsigned int max_streams = 8, i;
+	char line[512];
+	unsigned long lineno = 0;
+	FILE *f;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			capacity = parse_size(optarg);
+			break;
+		case 's':
+			max_streams = strtoul(optarg, NULL, 0);
+			break;
+		case 'r':
+			age = parse_size(optarg);
+			break;
+		default:
+			fprintf(c == 'h' ? stdout : stderr,
+				"usage: lt_replay --capacity BYTES [--streams N] [--reclaim-age BYTES] TRACE\n");
+			return c == 'h' ? 0 : 2;
+		}
+	}
+	if (!capacity || optind != argc - 1 || max_streams < 2 ||
+	    max_streams > LT_MAX_STREAMS) {
+		fprintf(stderr, "lt_replay: need --capacity, 2 to %u streams and one TRACE\n",
+			LT_MAX_STREAMS);
+		return 2;
+	}
+	f = strcmp(argv[optind], "-") ? fopen(argv[optind], "r") : stdin;
+	if (!f) {
+		fprintf(stderr, "lt_replay: %s: %s\n", argv[optind], strerror(errno));
+		return 1;
+	}
+	if (lt_track_init(&r.t, capacity >> LT_SECTOR_SHIFT, 0, LT_DEFAULT_MEM_CAP)) {
+		fprintf(stderr, "lt_replay: cannot set up the tracker\n");
+		return 1;
+	}
+	for (i = 2; i <= max_streams; i++)
+		r.streams[r.nr_streams++] = i;
+	r.reclaim_age = (age ? age : capacity) >> LT_PAGE_SHIFT;
+	r.next_check = r.reclaim_age / LT_REPLAY_QUARTERS;
+
+	while (fgets(line, sizeof(line), f)) {
+		struct trace_rec rec;
+		const char *why;
+		int ret;
+
+		lineno++;
+		ret = trace_parse_line(line, &rec, &why);
+		if (ret < 0) {
+			fprintf(stderr, "lt_replay: %s:%lu: %s\n", argv[optind], lineno, why);
+			return 1;
+		}
+		if (!ret) {
+			fputs(line, stdout);	/* comments and marks pass */
+			continue;
+		}
+		if (rec.op == TRACE_WRITE) {
+			bool earlier = !strcmp(rec.rule, "app") || !strcmp(rec.rule, "cgroup") ||
+				       !strcmp(rec.rule, "fs");
+			u16 tenant = tenant_of(&r, rec.cgroup);
+			u64 key = 1ULL << 62 | (!strcmp(rec.rule, "fs") ? rec.stream : 0);
+			u64 pages = ((u64)rec.sectors * 512 + 4095) >> LT_PAGE_SHIFT;
+			u16 label = lt_label_get(&r.t, key, tenant);
+
+			lt_track_write(&r.t, rec.sector, rec.sectors, label, r.now);
+			if (!earlier) {
+				rec.stream = place(&r, label, tenant);
+				snprintf(rec.rule, sizeof(rec.rule), "%s",
+					 rec.stream ? "policy" : "default");
+			}
+			r.act[r.quarter][tenant] += pages;
+			r.now += pages;
+		} else {
+			lt_track_discard(&r.t, rec.sector, rec.sectors, r.now);
+		}
+		printf("%.6f %u,%u %c %llu %u %u %s %llu\n", rec.time, rec.major, rec.minor,
+		       rec.op == TRACE_WRITE ? 'W' : rec.op == TRACE_DISCARD ? 'D' : 'Z',
+		       (unsigned long long)rec.sector, rec.sectors, rec.stream, rec.rule,
+		       (unsigned long long)rec.cgroup);
+		while (r.now >= r.next_check) {
+			r.next_check += r.reclaim_age / LT_REPLAY_QUARTERS ?: 1;
+			check(&r);
+		}
+	}
+	fprintf(stderr, "lt_replay: %lu lines, %u tenants, %lu plans\n", lineno,
+		r.nr_tenants, r.plans);
+	lt_track_exit(&r.t);
+	return 0;
+}
