@@ -124,6 +124,7 @@ struct lt_installed {
  * @media_host: @now when it was fed
  * @media_ratio: host pages per media page, in 1/1024, 0 if unknown
  * @replan: the operator asked for a plan
+ * @auto_plan: plan on the worker's own checks, not only when asked
  * @plans: layouts installed
  * @checks: checks run
  * @last_plan: jiffies of the last install
@@ -162,6 +163,7 @@ struct lt_disk {
 	u64 media_host;
 	u64 media_ratio;
 	bool replan;
+	bool auto_plan;
 	u64 plans;
 	u64 checks;
 	unsigned long last_plan;
@@ -395,6 +397,7 @@ static void lt_update_reclaim_age(struct lt_disk *ld)
 		/* The host rate is the floor of the media rate. */
 		ld->reclaim_age = max(cap, 1ULL);
 		ld->age_source = "capacity";
+	ld->auto_plan = true;
 	}
 }
 
@@ -510,6 +513,8 @@ static void lt_workfn(struct work_struct *work)
 		goto out;	/* no tracking, no placement */
 	if (replan)
 		reason = "operator";
+	else if (!READ_ONCE(ld->auto_plan))
+		reason = NULL;
 	else if (!cur)
 		reason = active ? "first" : NULL;
 	else if (active && active != cur->tenants)
@@ -621,6 +626,23 @@ static ssize_t replan_store(struct lt_disk *ld, const char *page, size_t count)
 	return count;
 }
 
+static ssize_t auto_plan_show(struct lt_disk *ld, char *page)
+{
+	return sysfs_emit(page, "%d\n", READ_ONCE(ld->auto_plan));
+}
+
+/* 0 keeps the installed layout until the operator asks for a plan. */
+static ssize_t auto_plan_store(struct lt_disk *ld, const char *page,
+			       size_t count)
+{
+	bool v;
+
+	if (kstrtobool(page, &v))
+		return -EINVAL;
+	WRITE_ONCE(ld->auto_plan, v);
+	return count;
+}
+
 static ssize_t range_size_show(struct lt_disk *ld, char *page)
 {
 	return sysfs_emit(page, "%llu\n", ld->track.stats.range_bytes);
@@ -644,6 +666,7 @@ LT_ATTR_RW(reclaim_age);
 LT_ATTR_RO(reclaim_age_source);
 LT_ATTR_RW(media_bytes_written);
 LT_ATTR_WO(replan);
+LT_ATTR_RW(auto_plan);
 LT_ATTR_RO(range_size);
 LT_ATTR_RO(memory);
 
@@ -652,6 +675,7 @@ static struct attribute *lt_attrs[] = {
 	&lt_attr_reclaim_age_source.attr,
 	&lt_attr_media_bytes_written.attr,
 	&lt_attr_replan.attr,
+	&lt_attr_auto_plan.attr,
 	&lt_attr_range_size.attr,
 	&lt_attr_memory.attr,
 	NULL,
@@ -849,6 +873,7 @@ static int lt_init_disk(struct gendisk *disk, void **data)
 		pr_info("%s: lifetime: no owner table within mem_cap=%llu, no placement\n",
 			disk->disk_name, mem_cap);
 	ld->age_source = "capacity";
+	ld->auto_plan = true;
 	lt_update_reclaim_age(ld);
 	ld->next_check = max(ld->reclaim_age / LT_QUARTERS, 1ULL);
 

@@ -117,7 +117,7 @@ start_policy() {	# RECLAIM_AGE_BYTES
 echo "+io +memory" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 mkdir -p $top
 echo "+io +memory" >$top/cgroup.subtree_control 2>/dev/null
-echo "1..14"
+echo "1..15"
 
 load_module || bail "no lifetime policy: built in, loaded, or at \$LIFETIME_KO"
 
@@ -132,6 +132,7 @@ for v in -1 abc "" 1x; do
 	echo "$v" >$lt/reclaim_age 2>/dev/null && { diag "reclaim_age took '$v'"; bad=1; }
 done
 echo 0 >$lt/replan 2>/dev/null && { diag "replan took 0"; bad=1; }
+echo maybe >$lt/auto_plan 2>/dev/null && { diag "auto_plan took 'maybe'"; bad=1; }
 echo 100 >$lt/media_bytes_written && echo 50 >$lt/media_bytes_written 2>/dev/null &&
 	{ diag "media_bytes_written went back"; bad=1; }
 check "bad values are refused with EINVAL" [ $bad = 0 ]
@@ -180,6 +181,17 @@ b_h=$(handle_of b rewrite $((2 * MiB)) $mnt/b.0)
 diag "tenant a on handle $a_h, b on handle $b_h"
 check "after the switch the two tenants are on different handles" \
 	sh -c "[ '$a_h' != '$b_h' ] && [ '$a_h' != mixed ] && [ '$b_h' != mixed ]"
+# With auto_plan off, another switch leaves the layout until replan.
+echo 0 >$lt/auto_plan
+p0=$(layout_val plans)
+for i in $(seq 1 8); do in_cg c rewrite $((2 * MiB)) $mnt/c.$((i % 2)); done
+p1=$(layout_val plans)
+echo 1 >$lt/replan
+p2=$(layout_val plans)
+echo 1 >$lt/auto_plan
+diag "plans with auto_plan 0: $p0 -> $p1, after replan $p2"
+check "auto_plan 0 keeps the layout through a switch until replan" \
+	sh -c "[ '$p1' = '$p0' ] && [ '$p2' = \$(( $p1 + 1 )) ]"
 umount $mnt
 
 # --- more tenants than streams -------------------------------------------
