@@ -397,7 +397,6 @@ static void lt_update_reclaim_age(struct lt_disk *ld)
 		/* The host rate is the floor of the media rate. */
 		ld->reclaim_age = max(cap, 1ULL);
 		ld->age_source = "capacity";
-	ld->auto_plan = true;
 	}
 }
 

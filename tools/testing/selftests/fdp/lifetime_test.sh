@@ -188,10 +188,13 @@ for i in $(seq 1 8); do in_cg c rewrite $((2 * MiB)) $mnt/c.$((i % 2)); done
 p1=$(layout_val plans)
 echo 1 >$lt/replan
 p2=$(layout_val plans)
+# A new reclaim age, here the automatic one, must not turn it back on.
+echo 0 >$lt/reclaim_age
+ap=$(cat $lt/auto_plan)
 echo 1 >$lt/auto_plan
-diag "plans with auto_plan 0: $p0 -> $p1, after replan $p2"
+diag "plans with auto_plan 0: $p0 -> $p1, after replan $p2; after a new reclaim age $ap"
 check "auto_plan 0 keeps the layout through a switch until replan" \
-	sh -c "[ '$p1' = '$p0' ] && [ '$p2' = \$(( $p1 + 1 )) ]"
+	sh -c "[ '$p1' = '$p0' ] && [ '$p2' = \$(( $p1 + 1 )) ] && [ '$ap' = 0 ]"
 umount $mnt
 
 # --- more tenants than streams -------------------------------------------
