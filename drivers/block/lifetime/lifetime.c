@@ -400,23 +400,6 @@ static void lt_update_reclaim_age(struct lt_disk *ld)
 	}
 }
 
-/* Active tenants: at least 5% of the pages written in the last reclaim age. */
-static u64 lt_active(struct lt_disk *ld)
-{
-	u64 sum[LT_MAX_TENANTS] = { }, total = 0, set = 0;
-	unsigned int q, i;
-
-	for (q = 0; q < LT_QUARTERS; q++)
-		for (i = 0; i < ld->nr_tenants; i++)
-			sum[i] += ld->act[q][i];
-	for (i = 0; i < ld->nr_tenants; i++)
-		total += sum[i];
-	for (i = 0; total && i < ld->nr_tenants; i++)
-		if (sum[i] * 20 >= total)
-			set |= BIT_ULL(i);
-	return set;
-}
-
 /* Streams the policy may hand out: 2..max, less those io.stream pins. */
 static unsigned int lt_free_streams(struct lt_disk *ld, u8 *streams)
 {
@@ -490,7 +473,7 @@ static void lt_workfn(struct work_struct *work)
 	spin_lock_irq(&ld->lock);
 	ld->checks++;
 	lt_update_reclaim_age(ld);
-	active = lt_active(ld);
+	active = lt_active_tenants(ld->act, LT_QUARTERS, ld->nr_tenants);
 	ld->quarter = (ld->quarter + 1) % LT_QUARTERS;
 	memset(ld->act[ld->quarter], 0, sizeof(ld->act[0]));
 	if (++ld->quarters >= LT_QUARTERS) {

@@ -353,5 +353,7 @@ u32 lt_survival(u64 bytes, u64 dead);
 u64 lt_worth(u64 bytes_long, u32 surv_long, u32 surv_short);
 int lt_plan(const struct lt_plan_input *in, struct lt_layout *out,
 	    struct lt_plan_work *work);
+u64 lt_active_tenants(const u64 act[][LT_MAX_TENANTS], unsigned int nr_periods,
+		      unsigned int nr_tenants);
 
 #endif /* _LT_CORE_H */

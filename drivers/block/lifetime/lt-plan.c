@@ -385,3 +385,31 @@ int lt_plan(const struct lt_plan_input *in, struct lt_layout *out,
 	}
 	return 0;
 }
+
+/**
+ * lt_active_tenants() - the tenants that count as active
+ * @act: pages each tenant wrote, per period
+ * @nr_periods: periods in @act, together one reclaim age
+ * @nr_tenants: tenants in use
+ *
+ * Return: a bitmap of the tenants that wrote at least 5% of the pages
+ * written over all periods; 0 when nothing was written.
+ */
+u64 lt_active_tenants(const u64 act[][LT_MAX_TENANTS], unsigned int nr_periods,
+		      unsigned int nr_tenants)
+{
+	u64 sum[LT_MAX_TENANTS] = { 0 }, total = 0, set = 0;
+	unsigned int q, i;
+
+	if (nr_tenants > LT_MAX_TENANTS)
+		nr_tenants = LT_MAX_TENANTS;
+	for (q = 0; q < nr_periods; q++)
+		for (i = 0; i < nr_tenants; i++)
+			sum[i] += act[q][i];
+	for (i = 0; i < nr_tenants; i++)
+		total += sum[i];
+	for (i = 0; total && i < nr_tenants; i++)
+		if (sum[i] * 20 >= total)
+			set |= 1ULL << i;
+	return set;
+}

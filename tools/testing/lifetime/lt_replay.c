@@ -77,26 +77,10 @@ static u16 tenant_of(struct lt_replay *r, u64 cgroup)
 	return r->nr_tenants++;
 }
 
-static u64 active_tenants(struct lt_replay *r)
-{
-	u64 sum[LT_MAX_TENANTS] = { 0 }, total = 0, set = 0;
-	unsigned int q, i;
-
-	for (q = 0; q < LT_REPLAY_QUARTERS; q++)
-		for (i = 0; i < r->nr_tenants; i++)
-			sum[i] += r->act[q][i];
-	for (i = 0; i < r->nr_tenants; i++)
-		total += sum[i];
-	for (i = 0; total && i < r->nr_tenants; i++)
-		if (sum[i] * 20 >= total)
-			set |= 1ULL << i;
-	return set;
-}
-
 static void check(struct lt_replay *r)
 {
 	struct lt_plan_input in = { 0 };
-	u64 active = active_tenants(r);
+	u64 active = lt_active_tenants(r->act, LT_REPLAY_QUARTERS, r->nr_tenants);
 
 	r->quarter = (r->quarter + 1) % LT_REPLAY_QUARTERS;
 	memset(r->act[r->quarter], 0, sizeof(r->act[0]));
