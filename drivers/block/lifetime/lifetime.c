@@ -770,9 +770,9 @@ static int lt_layout_show(struct seq_file *m, void *v)
 			   ld->history[p % LT_HISTORY].reason,
 			   ld->history[p % LT_HISTORY].now << LT_PAGE_SHIFT);
 	if (inst) {
-		seq_printf(m, "tenants %u\nshared_tenants %u\nworth %llu\n",
+		seq_printf(m, "tenants %u\nshared_tenants %u\nshared_streams %u\nworth %llu\n",
 			   inst->layout.nr_tenants, inst->layout.nr_shared,
-			   inst->layout.total_worth);
+			   inst->layout.nr_groups, inst->layout.total_worth);
 		for (i = 0; i < inst->layout.nr_streams; i++) {
 			const struct lt_layout_stream *s = &inst->layout.stream[i];
 

@@ -76,6 +76,7 @@
 #define LT_MAX_STREAMS		255
 #define LT_TENANT_SHARED	U16_MAX
 #define LT_MIN_SIDE_PM		50
+#define LT_GROUP_WORTH_SHIFT	6
 #define LT_SURV_SHIFT		16
 #define LT_SURV_ONE		BIT(LT_SURV_SHIFT)
 
@@ -265,7 +266,8 @@ struct lt_commit {
  * @nr_tenants: tenants planned
  * @nr_streams: entries used in @stream
  * @nr_commits: entries in @commit
- * @nr_shared: tenants sharing the last stream, 0 when each has its own
+ * @nr_shared: tenants sharing a stream, 0 when each has its own
+ * @nr_groups: streams shared by several tenants
  */
 struct lt_layout {
 	u8 label_stream[LT_MAX_LABELS];
@@ -280,6 +282,7 @@ struct lt_layout {
 	u8 nr_streams;
 	u8 nr_commits;
 	u16 nr_shared;
+	u8 nr_groups;
 };
 
 /**
@@ -296,7 +299,16 @@ struct lt_layout {
  * @end: each tenant's end position in @order
  * @torder: active tenants by bytes, largest first
  * @own: each tenant's own stream slot plus one, 0 if none
+ * @share: the slot plus one of the stream a tenant shares, 0 if none
  * @cut: a class starts at this position of @order
+ * @gpre_bytes: prefix sums of bytes over @gorder
+ * @gpre_dead: prefix sums of bytes dead before the reclaim age over @gorder
+ * @gorder: tenants by survival, longest-lived first
+ * @gcut: a tenant group starts at this position of @gorder
+ * @tsurv: survival of each tenant
+ * @ggroup: first position in @gorder of each tenant's group
+ * @gsize: tenants left in the group that starts at each position
+ * @gslot: the slot plus one of the group that starts at each position
  */
 struct lt_plan_work {
 	u64 pre_bytes[LT_MAX_LABELS + 1];
@@ -311,7 +323,16 @@ struct lt_plan_work {
 	u16 end[LT_MAX_TENANTS];
 	u16 torder[LT_MAX_TENANTS];
 	u16 own[LT_MAX_TENANTS];
+	u16 share[LT_MAX_TENANTS];
 	bool cut[LT_MAX_LABELS + 1];
+	u64 gpre_bytes[LT_MAX_TENANTS + 1];
+	u64 gpre_dead[LT_MAX_TENANTS + 1];
+	u16 gorder[LT_MAX_TENANTS];
+	bool gcut[LT_MAX_TENANTS + 1];
+	u32 tsurv[LT_MAX_TENANTS];
+	u16 ggroup[LT_MAX_TENANTS];
+	u16 gsize[LT_MAX_TENANTS];
+	u16 gslot[LT_MAX_TENANTS];
 };
 
 /* lt-track.c */

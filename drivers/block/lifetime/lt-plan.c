@@ -25,10 +25,9 @@
  * right by 16 bits, so it cannot overflow and is in bytes.
  *
  * Allocation.  First every tenant gets a stream of its own, largest
- * tenants first; if there are more tenants than streams, the B - 1
- * largest get one each and the rest share the last.  Then, while streams
- * remain, the boundary of highest worth over all tenants that own their
- * stream is committed and adds one stream.  Each label has exactly one key
+ * tenants first.  Then, while streams remain, the boundary of highest
+ * worth over all tenants that own their stream is committed and adds one
+ * stream.  Each label has exactly one key
  * that already folds every signal (tenant, kind, hint, file class,
  * thread) together, so a tenant has a single survival order and every
  * boundary adds exactly one class: the worth per added stream is the
@@ -36,6 +35,22 @@
  * class 0, the longest-lived, takes the tenant's own stream and its
  * writes of unknown labels, the others the streams its boundaries added,
  * in the order they were added.
+ *
+ * More tenants than streams.  Some tenants must share a stream, and
+ * tenants that share one should die alike.  The tenants are ordered by
+ * survival, longest-lived first (ties by bytes, then index), and cut into
+ * groups of neighbours the same way labels are cut into classes: the cut
+ * of highest worth w, on the groups' totals, each side at least
+ * min_side_pm of all bytes, until B groups or no cut is worth at least
+ * 1/2^LT_GROUP_WORTH_SHIFT of all bytes (smaller differences are noise of
+ * the measurement, not lifetimes).  The streams left then go to the
+ * largest tenants, each taken out of its group to a stream of its own,
+ * while that leaves its group a member.  A group of one is its tenant's
+ * own stream.  With survivals all alike, this is the B - 1 largest
+ * tenants on a stream each and the rest on one; with hot and cold tenants
+ * it never puts a hot and a cold tenant on one stream when a cut between
+ * them is worth more than the floor.  All B streams are used, so no
+ * label boundary is committed.
  *
  * Cost.  O(L^2) to sort L labels, O(B * L) for the boundaries; no
  * allocation: the caller passes the scratch space.  The result depends
@@ -280,6 +295,121 @@ static unsigned int lt_plan_best(struct lt_plan_work *w,
 	return best_q;
 }
 
+/*
+ * The cut of highest worth among the tenant groups of at least @floor,
+ * each side at least @min_side; ties go to the earliest position.
+ * Returns its position in gorder, or 0 if there is none.
+ */
+static unsigned int lt_plan_group_cut(const struct lt_plan_work *w,
+				      unsigned int nt, u64 min_side, u64 floor)
+{
+	unsigned int cs = 0, p, q, best_q = 0;
+	u64 best = floor - 1;
+
+	for (p = 1; p <= nt; p++) {
+		if (p < nt && !w->gcut[p])
+			continue;
+		/* The group [cs, p): try every cut q inside it. */
+		for (q = cs + 1; q < p; q++) {
+			u64 bl = w->gpre_bytes[q] - w->gpre_bytes[cs];
+			u64 bs = w->gpre_bytes[p] - w->gpre_bytes[q];
+			u64 worth;
+
+			if (bl < min_side || bs < min_side)
+				continue;
+			worth = lt_worth(bl,
+					 lt_survival(bl, w->gpre_dead[q] -
+						     w->gpre_dead[cs]),
+					 lt_survival(bs, w->gpre_dead[p] -
+						     w->gpre_dead[q]));
+			if (worth > best) {
+				best = worth;
+				best_q = q;
+			}
+		}
+		cs = p;
+	}
+	return best_q;
+}
+
+/*
+ * More tenants than streams: groups of survival neighbours, then the
+ * largest tenants on streams of their own (see the top of this file).
+ * Sets own[] and share[]; returns the streams used, which is @budget.
+ */
+static unsigned int lt_plan_groups(struct lt_plan_work *w, unsigned int nt,
+				   unsigned int budget, u32 pm,
+				   struct lt_layout *out)
+{
+	unsigned int i, j, q, g = 0, groups = 1, slot = 0, left;
+	u64 total, min_side, floor;
+	u16 t;
+
+	for (i = 0; i < nt; i++) {
+		t = w->torder[i];
+		w->tsurv[t] = lt_survival(w->tenant_bytes[t],
+					  w->pre_dead[w->end[t]] -
+					  w->pre_dead[w->first[t]]);
+		/* Stable: equal survival keeps the order by bytes. */
+		for (j = i; j > 0 && w->tsurv[w->gorder[j - 1]] < w->tsurv[t]; j--)
+			w->gorder[j] = w->gorder[j - 1];
+		w->gorder[j] = t;
+	}
+	for (i = 0; i < nt; i++) {
+		t = w->gorder[i];
+		w->gpre_bytes[i + 1] = w->gpre_bytes[i] + w->tenant_bytes[t];
+		w->gpre_dead[i + 1] = w->gpre_dead[i] +
+			w->pre_dead[w->end[t]] - w->pre_dead[w->first[t]];
+	}
+	total = w->gpre_bytes[nt];
+	min_side = mul_u64_u32_div(total, pm, 1000);
+	floor = max(total >> LT_GROUP_WORTH_SHIFT, 1ULL);
+	w->gcut[0] = true;
+	while (groups < budget) {
+		q = lt_plan_group_cut(w, nt, min_side, floor);
+		if (!q)
+			break;
+		w->gcut[q] = true;
+		groups++;
+	}
+	for (i = 0; i < nt; i++) {
+		if (w->gcut[i])
+			g = i;
+		w->ggroup[w->gorder[i]] = g;
+		w->gsize[g]++;
+	}
+
+	/* The largest tenants leave their groups while streams remain. */
+	left = budget - groups;
+	for (i = 0; i < nt && left; i++) {
+		t = w->torder[i];
+		g = w->ggroup[t];
+		if (w->gsize[g] < 2)
+			continue;
+		w->gsize[g]--;
+		w->own[t] = ++slot;
+		left--;
+	}
+	/* Then the groups, longest-lived first. */
+	for (i = 0; i < nt; i++) {
+		t = w->gorder[i];
+		g = w->ggroup[t];
+		if (w->own[t])
+			continue;
+		if (w->gsize[g] == 1) {
+			w->own[t] = ++slot;
+			continue;
+		}
+		if (!w->gslot[g]) {
+			w->gslot[g] = ++slot;
+			out->nr_groups++;
+		}
+		w->share[t] = w->gslot[g];
+		out->nr_shared++;
+	}
+	return slot;
+}
+
 /**
  * lt_plan() - compute a layout
  * @in: labels, reclaim age, free streams and limits
@@ -313,18 +443,14 @@ int lt_plan(const struct lt_plan_input *in, struct lt_layout *out,
 	if (!n || !budget)
 		return 0;
 
-	/* Tenant-first: one stream each, or B - 1 each and one shared. */
+	/* Tenant-first: one stream each, or groups when they do not fit. */
 	for (i = 0; i < nt; i++) {
 		t = w->torder[i];
-		w->own[t] = (i < budget ? i : budget - 1) + 1;
 		w->min_side[t] = mul_u64_u32_div(w->tenant_bytes[t], pm, 1000);
+		if (nt <= budget)
+			w->own[t] = i + 1;
 	}
-	used = min(nt, budget);
-	if (nt > budget) {
-		out->nr_shared = nt - (budget - 1);
-		for (i = budget - 1; i < nt; i++)
-			w->own[w->torder[i]] = 0;
-	}
+	used = nt <= budget ? nt : lt_plan_groups(w, nt, budget, pm, out);
 
 	/* Then the boundaries, best first, while streams remain. */
 	while (used < budget) {
@@ -345,7 +471,7 @@ int lt_plan(const struct lt_plan_input *in, struct lt_layout *out,
 		unsigned int next = 0;
 
 		t = w->torder[i];
-		slot = w->own[t] ? w->own[t] - 1U : budget - 1;
+		slot = (w->own[t] ? w->own[t] : w->share[t]) - 1U;
 		out->tenant_stream[t] = in->streams[slot];
 		cls = 0;
 		for (p = w->first[t]; p < w->end[t]; p++) {

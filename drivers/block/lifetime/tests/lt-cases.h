@@ -686,6 +686,62 @@ static void lt_test_plan_many_tenants(LT_TEST_CTX *test)
 	LT_EXPECT_EQ(test, out->stream[6].bytes, 1536 * 6 * LT_MIB);
 }
 
+/*
+ * Fourteen tenants, seven streams, as in io.stream's experiment: the even
+ * tenants' data die before the reclaim age, the odd ones' outlive it.
+ * No stream may carry both kinds; noise in survival adds no group.
+ */
+static void lt_test_plan_tenant_groups(LT_TEST_CTX *test)
+{
+	struct lt_label *labels = lt_test_alloc(test, sizeof(*labels) *
+						LT_MAX_LABELS);
+	struct lt_plan_work *work = lt_test_alloc(test, sizeof(*work));
+	struct lt_layout *out = lt_test_alloc(test, sizeof(*out));
+	struct lt_test_label src[15];
+	unsigned int t, round;
+	u8 kind[256];
+
+	if (!LT_EXPECT(test, labels && work && out))
+		return;
+	for (round = 0; round < 2; round++) {
+		memset(src, 0, sizeof(src));
+		for (t = 0; t < 14; t++) {
+			/* Round 1: survivals 1% to 6% apart inside a kind. */
+			u32 noise = round ? 10 * (t / 2 % 7) : 0;
+
+			src[1 + t] = (struct lt_test_label){ t, 0x10, 1024,
+				t % 2 ? noise : 1024 - noise, 0 };
+		}
+		lt_test_fill(labels, src, 15);
+		if (!LT_EXPECT_EQ(test, lt_test_plan(labels, 15, 7, 0, out,
+						     work), 0))
+			return;
+		LT_EXPECT_EQ(test, out->nr_tenants, 14);
+		LT_EXPECT_EQ(test, out->nr_streams, 7);
+		LT_EXPECT_EQ(test, out->nr_groups, 2);
+		LT_EXPECT_EQ(test, out->nr_shared, 9);
+		LT_EXPECT_EQ(test, out->nr_commits, 0);
+		memset(kind, 0xff, sizeof(kind));
+		for (t = 0; t < 14; t++) {
+			u8 s = out->tenant_stream[t];
+
+			LT_EXPECT(test, s >= 2 && s <= 8);
+			LT_EXPECT_EQ(test, out->label_stream[1 + t], s);
+			LT_EXPECT(test, kind[s] == 0xff || kind[s] == t % 2);
+			kind[s] = t % 2;
+		}
+		/* Equal bytes: the lowest five tenants get a stream each. */
+		for (t = 0; t < 5; t++)
+			LT_EXPECT_EQ(test, out->stream[t].tenant, t);
+		LT_EXPECT_EQ(test, out->stream[5].tenant, LT_TENANT_SHARED);
+		LT_EXPECT_EQ(test, out->stream[6].tenant, LT_TENANT_SHARED);
+		/* The long-lived group first: tenants 5, 7, 9, 11, 13. */
+		LT_EXPECT_EQ(test, out->stream[5].bytes, 5 * 1024 * LT_MIB);
+		LT_EXPECT_EQ(test, out->tenant_stream[13], out->stream[5].stream);
+		LT_EXPECT_EQ(test, out->tenant_stream[12], out->stream[6].stream);
+	}
+}
+
 /* Same keys, opposite lifetimes in two tenants: each gets its own split. */
 static void lt_test_plan_conflict(LT_TEST_CTX *test)
 {
@@ -834,6 +890,7 @@ static const struct lt_test_case lt_test_table[] = {
 	{ "plan_shared_node", lt_test_plan_shared_node },
 	{ "plan_budget", lt_test_plan_budget },
 	{ "plan_many_tenants", lt_test_plan_many_tenants },
+	{ "plan_tenant_groups", lt_test_plan_tenant_groups },
 	{ "plan_conflict", lt_test_plan_conflict },
 	{ "plan_min_side", lt_test_plan_min_side },
 	{ "plan_determinism", lt_test_plan_determinism },

@@ -117,7 +117,7 @@ start_policy() {	# RECLAIM_AGE_BYTES
 echo "+io +memory" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 mkdir -p $top
 echo "+io +memory" >$top/cgroup.subtree_control 2>/dev/null
-echo "1..15"
+echo "1..16"
 
 load_module || bail "no lifetime policy: built in, loaded, or at \$LIFETIME_KO"
 
@@ -225,6 +225,40 @@ for k in $(seq $((nten - 1)) -1 0); do
 	fi
 done
 check "the largest tenants each keep a handle, the rest share one" [ $bad = 0 ]
+umount $mnt
+
+# --- tenants that share a stream die alike -------------------------------
+setup_fs || bail "cannot make ext4 on $disk"
+start_policy $((512 * MiB))
+# Even tenants rewrite one file in place (3/4 of their bytes die), odd
+# ones append: two survival groups, and more tenants than streams.
+for k in $(seq 0 $((nten - 1))); do
+	if [ $((k % 2)) = 0 ]; then
+		for i in 1 2 3 4; do in_cg g$k rewrite $((2 * MiB)) $mnt/g$k; done
+	else
+		in_cg g$k append $((8 * MiB)) $mnt/g$k
+	fi
+done
+echo 1 >$lt/replan
+layout | sed 's/^/# /'
+groups=$(layout_val shared_streams)
+declare -A kind_on=()
+bad=0
+for k in $(seq 0 $((nten - 1))); do
+	if [ $((k % 2)) = 0 ]; then
+		h=$(handle_of g$k rewrite $MiB $mnt/g$k) kind=rewrite
+	else
+		h=$(handle_of g$k append $MiB $mnt/g$k) kind=append
+	fi
+	diag "tenant g$k ($kind) on handle $h"
+	[ "$h" != mixed ] && [ "$h" != none ] || { bad=1; continue; }
+	[ "${kind_on[$h]:-$kind}" = $kind ] ||
+		{ diag "handle $h carries both kinds"; bad=1; }
+	kind_on[$h]=$kind
+done
+diag "$groups shared streams, ${#kind_on[@]} handles in use"
+check "tenants sharing a handle have alike lifetimes, on every free handle" \
+	sh -c "[ $bad = 0 ] && [ '${groups:-0}' -ge 1 ] && [ ${#kind_on[@]} = $free ]"
 umount $mnt
 
 # --- a pinned cgroup is left alone ---------------------------------------
