@@ -5,8 +5,9 @@
  * Selected per disk in queue/write_stream_policy, the policy watches every
  * write and invalidation of the disk (overwrites, discards, write zeroes),
  * labels each write by tenant (cgroup), kind and lifetime hint, file class
- * (the name pattern of a page-cache write's file) or writer thread (for
- * direct writes from a task), and charges each death to the label that
+ * (the name pattern of the file of a page-cache write, or of a direct
+ * write through iomap) or writer thread (for other direct writes from a
+ * task), and charges each death to the label that
  * wrote the data, binned by age (lt-track.c).  Every quarter of a reclaim
  * age a worker looks at which tenants are active and, when they changed,
  * when the operator asks, or once a reclaim age when the plan moved, runs
@@ -31,9 +32,11 @@
 #include <linux/cgroup.h>
 #include <linux/dcache.h>
 #include <linux/debugfs.h>
+#include <linux/iomap.h>
 #include <linux/kobject.h>
 #include <linux/module.h>
 #include <linux/pagemap.h>
+#include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -86,6 +89,7 @@ static const char *const lt_hint_name[] = {
  * @rcu: to free it after readers are done (first: kfree_rcu() needs it
  *	near the start)
  * @tenants: active tenants planned for
+ * @informed: planned after deaths were seen (see lt_informed())
  * @key: key of each label slot when planned; a slot since given to
  *	another key falls back to its tenant's stream
  * @layout: the planner's result
@@ -93,6 +97,7 @@ static const char *const lt_hint_name[] = {
 struct lt_installed {
 	struct rcu_head rcu;
 	u64 tenants;
+	bool informed;
 	u64 key[LT_MAX_LABELS];
 	struct lt_layout layout;
 };
@@ -206,17 +211,14 @@ static u32 lt_pattern(const unsigned char *s, unsigned int len, u32 h,
 	return h;
 }
 
-/* The file class of @inode: the patterns of its parent's and its name. */
-static u32 lt_file_class(struct inode *inode, char *name)
+/* The file class of @de: the patterns of its parent's and its name. */
+static u32 lt_dentry_class(struct dentry *de, char *name)
 {
 	const unsigned char *s;
-	struct dentry *de, *parent;
+	struct dentry *parent;
 	unsigned int n = 0, len;
 	u32 h = 17;
 
-	de = d_find_alias_rcu(inode);
-	if (!de)
-		return 0;
 	parent = READ_ONCE(de->d_parent);
 	if (parent && parent != de) {
 		len = min(READ_ONCE(parent->d_name.len), 64U);
@@ -233,6 +235,76 @@ static u32 lt_file_class(struct inode *inode, char *name)
 	return h;
 }
 
+/*
+ * Classes of recently written inodes, per CPU: most bios of a file come
+ * in runs, and its class costs two name walks and the inode's i_lock.  An
+ * entry is trusted for a second, so a renamed file takes its new class
+ * within that; the inode number and generation guard against a freed
+ * inode's address being reused.
+ */
+#define LT_CLASS_CACHE_BITS	6
+
+struct lt_class_entry {
+	const struct inode *inode;
+	unsigned long ino;
+	unsigned long stamp;
+	u32 gen;
+	u32 class;
+	char name[LT_NAME_LEN];
+};
+
+static DEFINE_PER_CPU(struct lt_class_entry[1 << LT_CLASS_CACHE_BITS],
+		      lt_class_cache);
+
+/*
+ * The file class of @inode, named by @de, or by its first name if @de is
+ * NULL (a page-cache write).
+ */
+static u32 lt_file_class(struct inode *inode, struct dentry *de, char *name)
+{
+	unsigned int slot = hash_ptr(inode, LT_CLASS_CACHE_BITS);
+	struct lt_class_entry *e;
+	unsigned long flags;
+	u32 class = 0;
+
+	local_irq_save(flags);
+	e = &this_cpu_ptr(lt_class_cache)[slot];
+	if (e->inode == inode && e->ino == inode->i_ino &&
+	    e->gen == inode->i_generation && time_before(jiffies, e->stamp + HZ)) {
+		class = e->class;
+		strscpy(name, e->name, LT_NAME_LEN);
+	}
+	local_irq_restore(flags);
+	if (class)
+		return class;
+
+	if (!de)
+		de = d_find_alias_rcu(inode);
+	if (!de)
+		return 0;
+	class = lt_dentry_class(de, name);
+	local_irq_save(flags);
+	e = &this_cpu_ptr(lt_class_cache)[slot];
+	e->inode = inode;
+	e->ino = inode->i_ino;
+	e->gen = inode->i_generation;
+	e->stamp = jiffies;
+	e->class = class;
+	strscpy(e->name, name);
+	local_irq_restore(flags);
+	return class;
+}
+
+/* The file of a direct write, if the filesystem uses iomap's direct I/O. */
+static struct file *lt_dio_file(struct bio *bio)
+{
+#ifdef CONFIG_FS_IOMAP
+	return iomap_dio_bio_file(bio);
+#else
+	return NULL;
+#endif
+}
+
 /* The label key and tenant of a write, and a name for a new label. */
 static u64 lt_bio_key(struct bio *bio, char *name)
 {
@@ -244,18 +316,25 @@ static u64 lt_bio_key(struct bio *bio, char *name)
 	if (bio_has_data(bio)) {
 		struct folio *folio = page_folio(bio_first_page_all(bio));
 		struct address_space *mapping = NULL;
+		struct file *file;
 
 		if (!folio_test_slab(folio) && !folio_test_anon(folio))
 			mapping = READ_ONCE(folio->mapping);
+		file = mapping ? NULL : lt_dio_file(bio);
 		if (mapping && mapping->host) {
 			struct inode *inode = mapping->host;
 
 			if (S_ISBLK(inode->i_mode)) {
 				src = LT_SRC_BDEV;
 			} else if (S_ISREG(inode->i_mode)) {
-				class = lt_file_class(inode, name);
+				class = lt_file_class(inode, NULL, name);
 				src = class ? LT_SRC_FILE : LT_SRC_NONE;
 			}
+		} else if (file && S_ISREG(file_inode(file)->i_mode)) {
+			/* The same class as the file's page-cache writes. */
+			class = lt_file_class(file_inode(file),
+					      file->f_path.dentry, name);
+			src = class ? LT_SRC_FILE : LT_SRC_NONE;
 		} else if (in_task() && !(current->flags & PF_KTHREAD)) {
 			unsigned int n = 0;
 
@@ -452,6 +531,31 @@ static bool lt_same_layout(const struct lt_installed *a,
 	       !memcmp(a->key, b->key, sizeof(a->key));
 }
 
+/*
+ * Did the labels planned for see deaths of at least 1/16 of their bytes?
+ * Until then every survival is 1 and a layout can only keep tenants
+ * apart; it is provisional, and drift checks come every quarter instead
+ * of every reclaim age, so lifetimes shape the layout as soon as they
+ * show.
+ */
+static bool lt_informed(const struct lt_label *labels, u64 tenants)
+{
+	u64 bytes = 0, dead = 0;
+	unsigned int i, k;
+
+	for (i = 1; i < LT_MAX_LABELS; i++) {
+		const struct lt_label *l = &labels[i];
+
+		if (!(l->flags & LT_LABEL_USED) || l->tenant >= LT_MAX_TENANTS ||
+		    !(tenants & BIT_ULL(l->tenant)))
+			continue;
+		bytes += l->bytes;
+		for (k = 0; k < LT_NR_BINS; k++)
+			dead += l->hist[k];
+	}
+	return bytes && dead >= bytes / 16;
+}
+
 static void lt_workfn(struct work_struct *work)
 {
 	struct lt_disk *ld = container_of(work, struct lt_disk, work);
@@ -501,7 +605,8 @@ static void lt_workfn(struct work_struct *work)
 		reason = active ? "first" : NULL;
 	else if (active && active != cur->tenants)
 		reason = "tenants";
-	else if (now - ld->last_plan_now >= ld->reclaim_age)
+	else if (now - ld->last_plan_now >=
+		 (cur->informed ? ld->reclaim_age : ld->reclaim_age / LT_QUARTERS))
 		reason = "drift";
 	if (!reason)
 		goto out;
@@ -514,11 +619,13 @@ static void lt_workfn(struct work_struct *work)
 	in.min_side_pm = min_side;
 	in.tenants = active;
 	ld->next->tenants = active;
+	ld->next->informed = lt_informed(ld->snap, active);
 	if (!in.nr_streams || lt_plan(&in, &ld->next->layout, ld->scratch))
 		goto out;
 	/* A drift check installs only a layout that changed. */
 	if (cur && !strcmp(reason, "drift") && lt_same_layout(cur, ld->next)) {
 		ld->last_plan_now = now;
+		cur->informed = ld->next->informed;	/* read only here */
 		goto out;
 	}
 	lt_install(ld, reason);
@@ -770,9 +877,10 @@ static int lt_layout_show(struct seq_file *m, void *v)
 			   ld->history[p % LT_HISTORY].reason,
 			   ld->history[p % LT_HISTORY].now << LT_PAGE_SHIFT);
 	if (inst) {
-		seq_printf(m, "tenants %u\nshared_tenants %u\nshared_streams %u\nworth %llu\n",
+		seq_printf(m, "tenants %u\nshared_tenants %u\nshared_streams %u\nworth %llu\ninformed %u\n",
 			   inst->layout.nr_tenants, inst->layout.nr_shared,
-			   inst->layout.nr_groups, inst->layout.total_worth);
+			   inst->layout.nr_groups, inst->layout.total_worth,
+			   inst->informed);
 		for (i = 0; i < inst->layout.nr_streams; i++) {
 			const struct lt_layout_stream *s = &inst->layout.stream[i];
 
