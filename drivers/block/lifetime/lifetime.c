@@ -625,7 +625,8 @@ static void lt_workfn(struct work_struct *work)
 	/* A drift check installs only a layout that changed. */
 	if (cur && !strcmp(reason, "drift") && lt_same_layout(cur, ld->next)) {
 		ld->last_plan_now = now;
-		cur->informed = ld->next->informed;	/* read only here */
+		/* Bios never read it; its readers hold plan_mutex. */
+		cur->informed = ld->next->informed;
 		goto out;
 	}
 	lt_install(ld, reason);
