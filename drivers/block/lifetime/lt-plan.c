@@ -252,6 +252,25 @@ static unsigned int lt_plan_tenants(struct lt_plan_work *w)
 }
 
 /*
+ * Worth of cutting the run [@cs, @p) of prefix sums @pb (bytes) and @pd
+ * (bytes dead before the reclaim age) before position @q, with the
+ * survivals of its longer- and shorter-lived sides in @sl and @ss; 0 if
+ * a side holds less than @min_side.
+ */
+static u64 lt_cut_worth(const u64 *pb, const u64 *pd, unsigned int cs,
+			unsigned int q, unsigned int p, u64 min_side,
+			u32 *sl, u32 *ss)
+{
+	u64 bl = pb[q] - pb[cs], bs = pb[p] - pb[q];
+
+	if (bl < min_side || bs < min_side)
+		return 0;
+	*sl = lt_survival(bl, pd[q] - pd[cs]);
+	*ss = lt_survival(bs, pd[p] - pd[q]);
+	return lt_worth(bl, *sl, *ss);
+}
+
+/*
  * The allowed boundary of highest worth among the tenants that own their
  * stream; ties go to the lowest tenant, then the earliest position.
  * Returns its position in the order, or 0 if no boundary is worth anything.
@@ -271,16 +290,12 @@ static unsigned int lt_plan_best(struct lt_plan_work *w,
 				continue;
 			/* The class [cs, p): try every cut q inside it. */
 			for (q = cs + 1; q < p; q++) {
-				u64 bl = w->pre_bytes[q] - w->pre_bytes[cs];
-				u64 bs = w->pre_bytes[p] - w->pre_bytes[q];
 				u32 sl, ss;
 				u64 worth;
 
-				if (bl < w->min_side[t] || bs < w->min_side[t])
-					continue;
-				sl = lt_survival(bl, w->pre_dead[q] - w->pre_dead[cs]);
-				ss = lt_survival(bs, w->pre_dead[p] - w->pre_dead[q]);
-				worth = lt_worth(bl, sl, ss);
+				worth = lt_cut_worth(w->pre_bytes, w->pre_dead,
+						     cs, q, p, w->min_side[t],
+						     &sl, &ss);
 				if (worth > best->worth) {
 					best->worth = worth;
 					best->surv_long = sl;
@@ -311,17 +326,11 @@ static unsigned int lt_plan_group_cut(const struct lt_plan_work *w,
 			continue;
 		/* The group [cs, p): try every cut q inside it. */
 		for (q = cs + 1; q < p; q++) {
-			u64 bl = w->gpre_bytes[q] - w->gpre_bytes[cs];
-			u64 bs = w->gpre_bytes[p] - w->gpre_bytes[q];
+			u32 sl, ss;
 			u64 worth;
 
-			if (bl < min_side || bs < min_side)
-				continue;
-			worth = lt_worth(bl,
-					 lt_survival(bl, w->gpre_dead[q] -
-						     w->gpre_dead[cs]),
-					 lt_survival(bs, w->gpre_dead[p] -
-						     w->gpre_dead[q]));
+			worth = lt_cut_worth(w->gpre_bytes, w->gpre_dead, cs, q,
+					     p, min_side, &sl, &ss);
 			if (worth > best) {
 				best = worth;
 				best_q = q;
