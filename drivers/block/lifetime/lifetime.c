@@ -21,6 +21,15 @@
  * is bounded per disk (the owner table's cap); when it cannot be had the
  * disk gets no placement, and that is counted.
  *
+ * Bios do not serialise on the tracker.  A bio's tenant and stream are
+ * read from tables that only grow (tenants) or are replaced whole under
+ * RCU (the layout, indexed by label key), and what the tracker needs of it
+ * goes into a small per-CPU log.  The bio that fills its CPU's log, and
+ * anyone about to read the tracker, replays the logs of all CPUs into the
+ * tracker under the disk's lock, merged in the order the bios were
+ * submitted (lt_log_next()), so a discard and a rewrite of the same blocks
+ * from two CPUs are seen in the order they happened.
+ *
  * Files: /sys/block/<disk>/lifetime/ for settings, and
  * /sys/kernel/debug/block/<disk>/lifetime/ for state.  See
  * Documentation/block/write-stream-lifetime.rst.
@@ -38,6 +47,7 @@
 #include <linux/pagemap.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -80,9 +90,29 @@ static const char *const lt_hint_name[] = {
 	"journal", "metadata",
 };
 
-#define LT_NAME_LEN	24
 #define LT_QUARTERS	4
 #define LT_HISTORY	8
+#define LT_LOG_LEN	32
+
+/**
+ * struct lt_log - one CPU's log of bios not yet given to the tracker
+ * @lock: @cur and the length of the half it names, against a replay
+ *	from another CPU
+ * @cur: the half bios are logged into; the replay takes the other
+ * @len: records in each half
+ * @pages: pages written by the records of each half
+ * @rec: the two halves
+ * @stream_pages: pages this CPU's bios were sent to each stream with by
+ *	this policy
+ */
+struct lt_log {
+	spinlock_t lock;	/* @cur, @len[@cur] */
+	u8 cur;
+	u32 len[2];
+	u64 pages[2];
+	struct lt_rec rec[2][LT_LOG_LEN];
+	u64 stream_pages[LT_MAX_STREAMS + 1];
+};
 
 /**
  * struct lt_installed - a layout as bios use it
@@ -90,8 +120,11 @@ static const char *const lt_hint_name[] = {
  *	near the start)
  * @tenants: active tenants planned for
  * @informed: planned after deaths were seen (see lt_informed())
- * @key: key of each label slot when planned; a slot since given to
- *	another key falls back to its tenant's stream
+ * @key: key of each label slot when planned
+ * @tenant: tenant of each label slot when planned
+ * @hash: open-addressed index from (key, tenant) to the slots that got a
+ *	stream of their own, 0 = empty; a bio of a label not in it takes its
+ *	tenant's stream
  * @layout: the planner's result
  */
 struct lt_installed {
@@ -99,18 +132,28 @@ struct lt_installed {
 	u64 tenants;
 	bool informed;
 	u64 key[LT_MAX_LABELS];
+	u16 tenant[LT_MAX_LABELS];
+	u16 hash[LT_HASH_SIZE];
 	struct lt_layout layout;
 };
 
 /**
  * struct lt_disk - the policy's state for one disk
  * @disk: the disk
- * @lock: serialises the tracker, the tenant table and the clocks
+ * @lock: serialises the tracker, the clocks, additions to the tenant
+ *	table and replays of @log
+ * @log: per-CPU logs of bios for the tracker
+ * @logged: CPUs whose log holds records
+ * @cursor: scratch of a replay, one per possible CPU
+ * @log_pages: pages a CPU's log may hold before it is replayed, so that
+ *	the clock and the checks lag the bios by little against a reclaim
+ *	age
  * @track: owner table, labels and their histograms
  * @now: host-write clock, 4 KiB pages written
  * @next_check: @now at which the next check is due
  * @tenant_id: cgroup id of each tenant slot
- * @nr_tenants: tenant slots in use; cgroups beyond share the last one
+ * @nr_tenants: tenant slots in use; cgroups beyond share the last one.
+ *	Slots are only ever added, so bios read both without the lock
  * @act: pages each tenant wrote in each of the last quarters
  * @quarter: the quarter @act counts into
  * @quarters: quarters since the last decay of the histograms
@@ -136,13 +179,16 @@ struct lt_installed {
  * @last_plan_now: @now at the last install
  * @last_reason: why the last layout was installed
  * @history: the last LT_HISTORY installs: reason and @now
- * @stream_pages: pages written through each stream by this policy
  * @kobj: /sys/block/<disk>/lifetime
  * @debugfs: /sys/kernel/debug/block/<disk>/lifetime
  */
 struct lt_disk {
 	struct gendisk *disk;
-	spinlock_t lock;		/* tracker, tenants, clocks */
+	spinlock_t lock;		/* tracker, tenants, clocks, replay */
+	struct lt_log __percpu *log;
+	cpumask_var_t logged;
+	struct lt_log_cursor *cursor;
+	u64 log_pages;
 	struct lt_track track;
 	u64 now;
 	u64 next_check;
@@ -178,7 +224,6 @@ struct lt_disk {
 		const char *reason;
 		u64 now;
 	} history[LT_HISTORY];
-	atomic64_t stream_pages[LT_MAX_STREAMS + 1];
 
 	struct kobject kobj;
 	struct dentry *debugfs;
@@ -362,16 +407,29 @@ static u64 lt_bio_cgroup(struct bio *bio)
 /* Tenant slot of a cgroup; cgroups past the table share the last slot. */
 static u16 lt_tenant(struct lt_disk *ld, u64 cgid)
 {
-	unsigned int i;
+	unsigned long flags;
+	unsigned int i, n;
 
-	lockdep_assert_held(&ld->lock);
-	for (i = 0; i < ld->nr_tenants; i++)
-		if (ld->tenant_id[i] == cgid)
+	/* Pairs with the release below: the ids counted are there. */
+	n = smp_load_acquire(&ld->nr_tenants);
+	for (i = 0; i < n; i++)
+		if (READ_ONCE(ld->tenant_id[i]) == cgid)
 			return i;
-	if (ld->nr_tenants == LT_MAX_TENANTS)
+	if (n == LT_MAX_TENANTS)
 		return LT_MAX_TENANTS - 1;
-	ld->tenant_id[ld->nr_tenants] = cgid;
-	return ld->nr_tenants++;
+
+	spin_lock_irqsave(&ld->lock, flags);
+	n = ld->nr_tenants;
+	for (i = 0; i < n; i++)
+		if (ld->tenant_id[i] == cgid)
+			break;
+	if (i == n && n < LT_MAX_TENANTS) {
+		WRITE_ONCE(ld->tenant_id[n], cgid);
+		/* The id before the count that shows it. */
+		smp_store_release(&ld->nr_tenants, n + 1);
+	}
+	spin_unlock_irqrestore(&ld->lock, flags);
+	return min(i, LT_MAX_TENANTS - 1);
 }
 
 /* --- per bio --------------------------------------------------------- */
@@ -394,29 +452,148 @@ static void lt_check_soon(struct lt_disk *ld)
 			     ld->now + max(ld->reclaim_age / LT_QUARTERS, 1ULL));
 }
 
-/* Track a write; return its label and tenant. */
-static u16 lt_write(struct lt_disk *ld, struct bio *bio, u16 *tenant)
+/* Give one logged bio to the tracker. */
+static void lt_apply(struct lt_disk *ld, const struct lt_rec *r)
 {
-	u64 pages = DIV_ROUND_UP(bio->bi_iter.bi_size, PAGE_SIZE);
-	char name[LT_NAME_LEN];
-	u64 key = lt_bio_key(bio, name);
-	u64 cgid = lt_bio_cgroup(bio);
-	unsigned long flags;
+	u64 pages;
 	u16 label;
 
-	spin_lock_irqsave(&ld->lock, flags);
-	*tenant = lt_tenant(ld, cgid);
-	label = lt_label_get(&ld->track, key, *tenant);
-	if (label != LT_LABEL_UNKNOWN && ld->label_key[label] != key) {
-		ld->label_key[label] = key;
-		strscpy(ld->names[label], name);
+	lockdep_assert_held(&ld->lock);
+	if (!r->key) {
+		lt_track_discard(&ld->track, r->sector, r->nr_sectors, ld->now);
+		return;
 	}
-	lt_track_write(&ld->track, bio->bi_iter.bi_sector,
-		       bio_sectors(bio), label, ld->now);
-	ld->act[ld->quarter][*tenant] += pages;
+	pages = DIV_ROUND_UP((u64)r->nr_sectors << LT_SECTOR_SHIFT, PAGE_SIZE);
+	label = lt_label_get(&ld->track, r->key, r->tenant);
+	if (label != LT_LABEL_UNKNOWN && ld->label_key[label] != r->key) {
+		ld->label_key[label] = r->key;
+		strscpy(ld->names[label], r->name);
+	}
+	lt_track_write(&ld->track, r->sector, r->nr_sectors, label, ld->now);
+	ld->act[ld->quarter][r->tenant] += pages;
 	lt_clock(ld, pages);
-	spin_unlock_irqrestore(&ld->lock, flags);
-	return label;
+}
+
+/*
+ * Replay every CPU's log into the tracker, in submission order.  Each
+ * logged CPU's halves are swapped under its log lock, so its bios go on
+ * logging into the other half while this one is read.
+ */
+static void lt_replay(struct lt_disk *ld)
+{
+	const struct lt_rec *r;
+	unsigned int cpu, n = 0;
+
+	lockdep_assert_held(&ld->lock);
+	for_each_cpu(cpu, ld->logged) {
+		struct lt_log *log = per_cpu_ptr(ld->log, cpu);
+		unsigned int half;
+
+		spin_lock(&log->lock);
+		cpumask_clear_cpu(cpu, ld->logged);
+		half = log->cur;
+		ld->cursor[n++] = (struct lt_log_cursor) {
+			.rec = log->rec[half], .len = log->len[half],
+		};
+		/*
+		 * The half read stays as it is until the next replay, which
+		 * cannot start before this one ends.
+		 */
+		log->len[half] = 0;
+		log->pages[half] = 0;
+		log->cur ^= 1;
+		spin_unlock(&log->lock);
+	}
+	while ((r = lt_log_next(ld->cursor, n)))
+		lt_apply(ld, r);
+}
+
+/* Add @rec to @log, the log of @cpu; return whether it is due a replay. */
+static bool lt_log_add(struct lt_disk *ld, struct lt_log *log,
+		       unsigned int cpu, const struct lt_rec *rec, u64 pages)
+{
+	unsigned int i = log->cur;
+
+	lockdep_assert_held(&log->lock);
+	if (!log->len[i])
+		cpumask_set_cpu(cpu, ld->logged);
+	log->rec[i][log->len[i]++] = *rec;
+	log->pages[i] += pages;
+	return log->len[i] == LT_LOG_LEN ||
+	       log->pages[i] >= READ_ONCE(ld->log_pages);
+}
+
+/*
+ * Log a bio for the tracker: a write under @key named @name, or with @key
+ * 0 and @name NULL an invalidation.
+ */
+static void lt_log(struct lt_disk *ld, struct bio *bio, u64 key, u16 tenant,
+		   const char *name)
+{
+	struct lt_rec rec = {
+		.sector = bio->bi_iter.bi_sector,
+		.nr_sectors = bio_sectors(bio),
+		.key = key,
+		.tenant = tenant,
+	};
+	struct lt_log *log;
+	unsigned long flags;
+	bool due;
+
+	if (name)
+		memcpy(rec.name, name, LT_NAME_LEN);
+	for (;;) {
+		local_irq_save(flags);
+		log = this_cpu_ptr(ld->log);
+		spin_lock(&log->lock);
+		if (log->len[log->cur] < LT_LOG_LEN)
+			break;
+		/* Filled while this bio was on its way: replay first. */
+		spin_unlock(&log->lock);
+		local_irq_restore(flags);
+		spin_lock_irqsave(&ld->lock, flags);
+		lt_replay(ld);
+		spin_unlock_irqrestore(&ld->lock, flags);
+	}
+	rec.stamp = local_clock();
+	due = lt_log_add(ld, log, smp_processor_id(), &rec,
+			 key ? DIV_ROUND_UP(bio->bi_iter.bi_size, PAGE_SIZE) : 0);
+	spin_unlock(&log->lock);
+	local_irq_restore(flags);
+	if (due) {
+		spin_lock_irqsave(&ld->lock, flags);
+		lt_replay(ld);
+		spin_unlock_irqrestore(&ld->lock, flags);
+	}
+}
+
+/* Stream of a label in the installed layout, 0 if it has none of its own. */
+static unsigned int lt_label_stream(const struct lt_installed *inst, u64 key,
+				    u16 tenant)
+{
+	u32 h = lt_hash(key, tenant);
+	unsigned int i;
+
+	for (i = 0; i < LT_HASH_SIZE; i++, h = (h + 1) & (LT_HASH_SIZE - 1)) {
+		u16 slot = inst->hash[h];
+
+		if (!slot)
+			break;
+		if (inst->key[slot] == key && inst->tenant[slot] == tenant)
+			return inst->layout.label_stream[slot];
+	}
+	return 0;
+}
+
+/* Label a write and log it; return its key and tenant. */
+static u64 lt_write(struct lt_disk *ld, struct bio *bio, u16 *tenant)
+{
+	char name[LT_NAME_LEN] = { };
+	u64 key = lt_bio_key(bio, name);
+
+	*tenant = lt_tenant(ld, lt_bio_cgroup(bio));
+	lt_log(ld, bio, key, *tenant, name);
+	return key;
 }
 
 static unsigned int lt_decide(struct gendisk *disk, void *data,
@@ -425,19 +602,18 @@ static unsigned int lt_decide(struct gendisk *disk, void *data,
 	struct lt_disk *ld = data;
 	struct lt_installed *inst;
 	unsigned int stream = 0;
-	u16 tenant, label;
+	u16 tenant;
+	u64 key;
 
-	label = lt_write(ld, bio, &tenant);
+	key = lt_write(ld, bio, &tenant);
 	inst = rcu_dereference(ld->layout);
 	if (inst) {
-		if (label != LT_LABEL_UNKNOWN &&
-		    inst->key[label] == READ_ONCE(ld->label_key[label]))
-			stream = inst->layout.label_stream[label];
+		stream = lt_label_stream(inst, key, tenant);
 		if (!stream)
 			stream = inst->layout.tenant_stream[tenant];
 	}
-	atomic64_add(DIV_ROUND_UP(bio->bi_iter.bi_size, PAGE_SIZE),
-		     &ld->stream_pages[stream]);
+	this_cpu_add(ld->log->stream_pages[stream],
+		     DIV_ROUND_UP(bio->bi_iter.bi_size, PAGE_SIZE));
 	return stream;
 }
 
@@ -445,17 +621,12 @@ static void lt_observe(struct gendisk *disk, void *data, struct bio *bio,
 		       unsigned int stream)
 {
 	struct lt_disk *ld = data;
-	unsigned long flags;
 	u16 tenant;
 
-	if (bio_op(bio) == REQ_OP_WRITE) {
+	if (bio_op(bio) == REQ_OP_WRITE)
 		lt_write(ld, bio, &tenant);
-		return;
-	}
-	spin_lock_irqsave(&ld->lock, flags);
-	lt_track_discard(&ld->track, bio->bi_iter.bi_sector, bio_sectors(bio),
-			 ld->now);
-	spin_unlock_irqrestore(&ld->lock, flags);
+	else
+		lt_log(ld, bio, 0, 0, NULL);
 }
 
 /* --- planning -------------------------------------------------------- */
@@ -477,6 +648,9 @@ static void lt_update_reclaim_age(struct lt_disk *ld)
 		ld->reclaim_age = max(cap, 1ULL);
 		ld->age_source = "capacity";
 	}
+	/* The CPUs' logs together lag the tracker by about R/64 at most. */
+	WRITE_ONCE(ld->log_pages,
+		   max(div_u64(ld->reclaim_age, 64 * num_possible_cpus()), 1ULL));
 }
 
 /* Streams the policy may hand out: 2..max, less those io.stream pins. */
@@ -518,6 +692,26 @@ static void lt_install(struct lt_disk *ld, const char *reason)
 				  inst->layout.nr_streams, classes,
 				  inst->layout.total_worth,
 				  inst->layout.reclaim_age << LT_PAGE_SHIFT);
+}
+
+/* Index the labels that got a stream of their own by key and tenant. */
+static void lt_index(struct lt_installed *inst, const struct lt_label *labels)
+{
+	unsigned int i;
+	u32 h;
+
+	memset(inst->hash, 0, sizeof(inst->hash));
+	for (i = 1; i < LT_MAX_LABELS; i++) {
+		inst->tenant[i] = labels[i].tenant;
+		if (!(labels[i].flags & LT_LABEL_USED) ||
+		    (labels[i].flags & LT_LABEL_DRAINING) ||
+		    !inst->layout.label_stream[i])
+			continue;
+		h = lt_hash(inst->key[i], inst->tenant[i]);
+		while (inst->hash[h])
+			h = (h + 1) & (LT_HASH_SIZE - 1);
+		inst->hash[h] = i;
+	}
 }
 
 static bool lt_same_layout(const struct lt_installed *a,
@@ -575,6 +769,7 @@ static void lt_workfn(struct work_struct *work)
 	}
 
 	spin_lock_irq(&ld->lock);
+	lt_replay(ld);
 	ld->checks++;
 	lt_update_reclaim_age(ld);
 	active = lt_active_tenants(ld->act, LT_QUARTERS, ld->nr_tenants);
@@ -622,6 +817,7 @@ static void lt_workfn(struct work_struct *work)
 	ld->next->informed = lt_informed(ld->snap, active);
 	if (!in.nr_streams || lt_plan(&in, &ld->next->layout, ld->scratch))
 		goto out;
+	lt_index(ld->next, ld->snap);
 	/* A drift check installs only a layout that changed. */
 	if (cur && !strcmp(reason, "drift") && lt_same_layout(cur, ld->next)) {
 		ld->last_plan_now = now;
@@ -655,6 +851,7 @@ static ssize_t reclaim_age_store(struct lt_disk *ld, const char *page,
 	if (kstrtou64(page, 0, &v))
 		return -EINVAL;
 	spin_lock_irq(&ld->lock);
+	lt_replay(ld);
 	ld->age_override = v >> LT_PAGE_SHIFT;
 	if (v && !ld->age_override)
 		ld->age_override = 1;
@@ -686,6 +883,7 @@ static ssize_t media_bytes_written_store(struct lt_disk *ld, const char *page,
 	if (kstrtou64(page, 0, &v))
 		return -EINVAL;
 	spin_lock_irq(&ld->lock);
+	lt_replay(ld);
 	if (ld->media_bytes && v < ld->media_bytes) {
 		spin_unlock_irq(&ld->lock);
 		return -EINVAL;		/* the counter never goes back */
@@ -742,7 +940,9 @@ static ssize_t memory_show(struct lt_disk *ld, char *page)
 {
 	return sysfs_emit(page, "%llu\n", ld->track.stats.mem_bytes +
 			  sizeof(*ld) + sizeof(*ld->snap) * LT_MAX_LABELS +
-			  sizeof(*ld->scratch) + 2 * sizeof(struct lt_installed));
+			  sizeof(*ld->scratch) + 2 * sizeof(struct lt_installed) +
+			  num_possible_cpus() * (sizeof(struct lt_log) +
+						 sizeof(*ld->cursor)));
 }
 
 #define LT_ATTR_RW(n) \
@@ -800,6 +1000,9 @@ static void lt_free(struct lt_disk *ld)
 	kfree(ld->next);
 	kvfree(ld->snap);
 	kvfree(ld->scratch);
+	free_percpu(ld->log);
+	kfree(ld->cursor);
+	free_cpumask_var(ld->logged);
 	lt_track_exit(&ld->track);
 	kvfree(ld);
 }
@@ -829,6 +1032,7 @@ static int lt_labels_show(struct seq_file *m, void *v)
 					 lockdep_is_held(&ld->plan_mutex));
 	seq_puts(m, "label tenant cgroup hint source class bytes survival stream histogram\n");
 	spin_lock_irq(&ld->lock);
+	lt_replay(ld);
 	for (i = 1; i < LT_MAX_LABELS; i++) {
 		const struct lt_label *l = &ld->track.label[i];
 		u64 key = l->key;
@@ -862,6 +1066,9 @@ static int lt_layout_show(struct seq_file *m, void *v)
 	unsigned int i;
 	u64 p;
 
+	spin_lock_irq(&ld->lock);
+	lt_replay(ld);
+	spin_unlock_irq(&ld->lock);
 	mutex_lock(&ld->plan_mutex);
 	inst = rcu_dereference_protected(ld->layout,
 					 lockdep_is_held(&ld->plan_mutex));
@@ -908,9 +1115,10 @@ static int lt_stats_show(struct seq_file *m, void *v)
 {
 	struct lt_disk *ld = m->private;
 	struct lt_track_stats st;
-	unsigned int i;
+	unsigned int i, cpu;
 
 	spin_lock_irq(&ld->lock);
+	lt_replay(ld);
 	st = ld->track.stats;
 	spin_unlock_irq(&ld->lock);
 	seq_printf(m, "tracking %s\nranges %llu\nrange_bytes %llu\nmemory_bytes %llu\n",
@@ -922,8 +1130,10 @@ static int lt_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "labels_retired %llu\ntracking_off %u\nalloc_failed %u\n",
 		   st.labels_retired, st.off, st.alloc_failed);
 	for (i = 0; i <= LT_MAX_STREAMS; i++) {
-		u64 p = atomic64_read(&ld->stream_pages[i]);
+		u64 p = 0;
 
+		for_each_possible_cpu(cpu)
+			p += READ_ONCE(per_cpu_ptr(ld->log, cpu)->stream_pages[i]);
 		if (p)
 			seq_printf(m, "stream %u bytes %llu\n", i, p << LT_PAGE_SHIFT);
 	}
@@ -936,6 +1146,7 @@ DEFINE_SHOW_ATTRIBUTE(lt_stats);
 static int lt_init_disk(struct gendisk *disk, void **data)
 {
 	struct lt_disk *ld;
+	unsigned int cpu;
 	int ret;
 
 	ld = kvzalloc_obj(*ld, GFP_KERNEL);
@@ -949,10 +1160,15 @@ static int lt_init_disk(struct gendisk *disk, void **data)
 
 	ld->snap = kvcalloc(LT_MAX_LABELS, sizeof(*ld->snap), GFP_KERNEL);
 	ld->scratch = kvzalloc_obj(*ld->scratch, GFP_KERNEL);
-	if (!ld->snap || !ld->scratch) {
+	ld->log = alloc_percpu(struct lt_log);
+	ld->cursor = kcalloc(nr_cpu_ids, sizeof(*ld->cursor), GFP_KERNEL);
+	if (!ld->snap || !ld->scratch || !ld->log || !ld->cursor ||
+	    !zalloc_cpumask_var(&ld->logged, GFP_KERNEL)) {
 		ret = -ENOMEM;
 		goto out_put;
 	}
+	for_each_possible_cpu(cpu)
+		spin_lock_init(&per_cpu_ptr(ld->log, cpu)->lock);
 	/*
 	 * Without an owner table within the cap there is no tracking and no
 	 * placement; the disk still takes the policy, and its stats say so.

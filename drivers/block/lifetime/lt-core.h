@@ -70,6 +70,7 @@
 #define LT_HASH_SIZE		BIT(LT_HASH_BITS)
 #define LT_NR_BINS		40
 #define LT_IDLE_AGES		4
+#define LT_NAME_LEN		24
 
 /* Planner. */
 #define LT_MAX_TENANTS		64
@@ -193,6 +194,36 @@ struct lt_track {
 	u16 free[LT_MAX_LABELS];
 	u16 hash[LT_HASH_SIZE];
 	struct lt_track_stats stats;
+};
+
+/**
+ * struct lt_rec - one write or invalidation, logged for the tracker
+ * @stamp: when it was submitted, on the submitting CPU's clock
+ * @sector: first sector
+ * @key: label key of a write; 0 for a discard or write-zeroes
+ * @nr_sectors: length in sectors
+ * @tenant: tenant index of a write
+ * @name: name of the write's file class or thread, for display
+ */
+struct lt_rec {
+	u64 stamp;
+	u64 sector;
+	u64 key;
+	u32 nr_sectors;
+	u16 tenant;
+	char name[LT_NAME_LEN];
+};
+
+/**
+ * struct lt_log_cursor - a log being replayed by lt_log_next()
+ * @rec: its records, in stamp order
+ * @len: records in @rec
+ * @pos: next record to return
+ */
+struct lt_log_cursor {
+	const struct lt_rec *rec;
+	u32 len;
+	u32 pos;
 };
 
 /**
@@ -350,6 +381,13 @@ void lt_track_age(struct lt_track *t);
 u64 lt_track_sweep(struct lt_track *t, u64 now, u64 budget);
 int lt_track_check(const struct lt_track *t);
 unsigned int lt_age_bin(u64 age);
+const struct lt_rec *lt_log_next(struct lt_log_cursor *c, unsigned int n);
+
+/* Slot of (key, tenant) in an open-addressed index of LT_HASH_SIZE. */
+static inline u32 lt_hash(u64 key, u16 tenant)
+{
+	return hash_64(key ^ ((u64)tenant << 48) ^ tenant, LT_HASH_BITS);
+}
 
 /**
  * lt_track_write_zeroes() - account a write-zeroes command

@@ -83,11 +83,6 @@ static inline u16 lt_sub_mask(unsigned int first, unsigned int last)
 	return (u16)(((2U << last) - 1) & ~((1U << first) - 1));
 }
 
-static inline u32 lt_hash(u64 key, u16 tenant)
-{
-	return hash_64(key ^ ((u64)tenant << 48) ^ tenant, LT_HASH_BITS);
-}
-
 /**
  * lt_age_bin() - histogram bin of an age
  * @age: age in pages
@@ -100,6 +95,30 @@ unsigned int lt_age_bin(u64 age)
 	unsigned int bin = fls64(age);
 
 	return bin < LT_NR_BINS ? bin : LT_NR_BINS - 1;
+}
+
+/**
+ * lt_log_next() - next record of several logs, in stamp order
+ * @c: one cursor per log
+ * @n: entries in @c
+ *
+ * Each log must be in stamp order, as a log filled by one CPU from its
+ * clock is.  Equal stamps go in the order of @c.  O(@n) per record.
+ *
+ * Return: the record with the smallest stamp not yet returned, NULL when
+ * every log is done.
+ */
+const struct lt_rec *lt_log_next(struct lt_log_cursor *c, unsigned int n)
+{
+	struct lt_log_cursor *best = NULL;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (c[i].pos < c[i].len &&
+		    (!best || c[i].rec[c[i].pos].stamp <
+			      best->rec[best->pos].stamp))
+			best = &c[i];
+	return best ? &best->rec[best->pos++] : NULL;
 }
 
 /**

@@ -877,6 +877,63 @@ struct lt_test_case {
 	void (*run)(LT_TEST_CTX *test);
 };
 
+/*
+ * Per-CPU logs replayed in stamp order: a discard logged on one CPU
+ * between two writes of the same range logged on another must kill the
+ * first write's data, not the second's.
+ */
+static void lt_test_log_merge(LT_TEST_CTX *test)
+{
+	struct lt_track *t = lt_test_track(test, LT_GIB, 0, LT_DEFAULT_MEM_CAP);
+	u64 r = LT_SECT(64 * LT_KIB), n = LT_SECT(64 * LT_KIB);
+	const struct lt_rec log0[] = {
+		{ .stamp = 10, .sector = r, .nr_sectors = n },
+		{ .stamp = 30, .sector = 0, .nr_sectors = 8, .key = 0xc },
+	};
+	const struct lt_rec log1[] = {
+		{ .stamp = 5, .sector = r, .nr_sectors = n, .key = 0xa },
+		{ .stamp = 20, .sector = r, .nr_sectors = n, .key = 0xb },
+		{ .stamp = 30, .sector = 8, .nr_sectors = 8, .key = 0xd },
+	};
+	struct lt_log_cursor c[3] = {
+		{ .rec = log0, .len = 2 }, { .rec = NULL, .len = 0 },
+		{ .rec = log1, .len = 3 },
+	};
+	/* Equal stamps go in cursor order: log0's write first. */
+	const u64 want[] = { 5, 10, 20, 30, 30 };
+	const u64 want_key[] = { 0xa, 0, 0xb, 0xc, 0xd };
+	const struct lt_rec *rec;
+	unsigned int i = 0;
+	u64 now = 1;
+	u16 a, b;
+
+	if (!t)
+		return;
+	while ((rec = lt_log_next(c, 3))) {
+		if (!LT_EXPECT(test, i < 5))
+			return;
+		LT_EXPECT_EQ(test, rec->stamp, want[i]);
+		LT_EXPECT_EQ(test, rec->key, want_key[i]);
+		if (rec->key)
+			lt_track_write(t, rec->sector, rec->nr_sectors,
+				       lt_label_get(t, rec->key, 1), now);
+		else
+			lt_track_discard(t, rec->sector, rec->nr_sectors, now);
+		now += 16;
+		i++;
+	}
+	LT_EXPECT_EQ(test, i, 5);
+	LT_EXPECT_EQ(test, t->label[lt_label_get(t, 0xc, 1)].bytes, 4 * LT_KIB);
+	LT_EXPECT_EQ(test, t->stats.dead_bytes, 64 * LT_KIB);
+	a = lt_label_get(t, 0xa, 1);
+	b = lt_label_get(t, 0xb, 1);
+	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[a]), 64 * LT_KIB);
+	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[b]), 0);
+	LT_EXPECT_EQ(test, t->owner[1].label, b);
+	LT_EXPECT_EQ(test, t->owner[1].live, 0xffff);
+	LT_EXPECT(test, !lt_log_next(c, 3));
+}
+
 static const struct lt_test_case lt_test_table[] = {
 	{ "owner_size", lt_test_owner_size },
 	{ "mem_cap", lt_test_mem_cap },
@@ -887,6 +944,7 @@ static const struct lt_test_case lt_test_table[] = {
 	{ "label_table", lt_test_label_table },
 	{ "decay", lt_test_decay },
 	{ "survival", lt_test_survival },
+	{ "log_merge", lt_test_log_merge },
 	{ "plan_shared_node", lt_test_plan_shared_node },
 	{ "plan_budget", lt_test_plan_budget },
 	{ "plan_many_tenants", lt_test_plan_many_tenants },

@@ -2,7 +2,9 @@
 /*
  * KUnit tests of the lifetime policy's death tracker and planner.  The
  * cases live in lt-cases.h and also run in userspace from
- * tools/testing/lifetime.
+ * tools/testing/lifetime.  This file is included at the end of
+ * lifetime.c, so the cases below, which need the policy's own code (the
+ * per-CPU logs), run in the kernel only.
  */
 #include <kunit/resource.h>
 #include <kunit/test.h>
@@ -48,8 +50,150 @@ static void lt_kunit_run(struct kunit *test)
 
 KUNIT_ARRAY_PARAM_DESC(lt_kunit, lt_test_table, name);
 
+static void lt_kunit_free_disk(void *data)
+{
+	struct lt_disk *ld = data;
+
+	free_percpu(ld->log);
+	kfree(ld->cursor);
+	free_cpumask_var(ld->logged);
+	lt_track_exit(&ld->track);
+	kvfree(ld);
+}
+
+/* A disk's policy state with no disk: the tracker and the logs only. */
+static struct lt_disk *lt_kunit_disk(struct kunit *test)
+{
+	struct lt_disk *ld = kvzalloc(sizeof(*ld), GFP_KERNEL);
+	unsigned int cpu;
+
+	KUNIT_ASSERT_NOT_NULL(test, ld);
+	spin_lock_init(&ld->lock);
+	ld->log = alloc_percpu(struct lt_log);
+	ld->cursor = kcalloc(nr_cpu_ids, sizeof(*ld->cursor), GFP_KERNEL);
+	if (!ld->log || !ld->cursor ||
+	    !zalloc_cpumask_var(&ld->logged, GFP_KERNEL) ||
+	    lt_track_init(&ld->track, LT_GIB >> LT_SECTOR_SHIFT, 0,
+			  LT_DEFAULT_MEM_CAP)) {
+		lt_kunit_free_disk(ld);
+		KUNIT_FAIL_AND_ABORT(test, "cannot set up a tracker");
+	}
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, lt_kunit_free_disk,
+							ld), 0);
+	for_each_possible_cpu(cpu)
+		spin_lock_init(&per_cpu_ptr(ld->log, cpu)->lock);
+	ld->log_pages = U64_MAX;
+	ld->next_check = U64_MAX;	/* no worker to wake */
+	return ld;
+}
+
+static bool lt_kunit_log(struct lt_disk *ld, unsigned int cpu, u64 stamp,
+			 u64 key, u64 bytes)
+{
+	struct lt_log *log = per_cpu_ptr(ld->log, cpu);
+	struct lt_rec rec = {
+		.stamp = stamp, .sector = LT_SECT(LT_MIB),
+		.nr_sectors = LT_SECT(bytes), .key = key, .tenant = 1,
+	};
+	bool due;
+
+	spin_lock_irq(&log->lock);
+	due = lt_log_add(ld, log, cpu, &rec, key ? bytes >> LT_PAGE_SHIFT : 0);
+	spin_unlock_irq(&log->lock);
+	return due;
+}
+
+static void lt_kunit_replay_all(struct lt_disk *ld)
+{
+	spin_lock_irq(&ld->lock);
+	lt_replay(ld);
+	spin_unlock_irq(&ld->lock);
+}
+
+/*
+ * A write of label a, a discard and a write of label b over one range,
+ * logged on @c1, @c0 and @c1 in that order and replayed: the discard kills
+ * a's data, not b's, and the logs are empty afterwards.
+ */
+static void lt_kunit_replay_order(struct kunit *test, struct lt_disk *ld,
+				  unsigned int c0, unsigned int c1)
+{
+	unsigned int i;
+	u16 a, b;
+
+	KUNIT_EXPECT_FALSE(test, lt_kunit_log(ld, c1, 5, 0xa, 64 * LT_KIB));
+	KUNIT_EXPECT_FALSE(test, lt_kunit_log(ld, c0, 10, 0, 64 * LT_KIB));
+	KUNIT_EXPECT_FALSE(test, lt_kunit_log(ld, c1, 20, 0xb, 64 * LT_KIB));
+	KUNIT_EXPECT_EQ(test, cpumask_weight(ld->logged), c0 == c1 ? 1 : 2);
+	lt_kunit_replay_all(ld);
+
+	a = lt_label_get(&ld->track, 0xa, 1);
+	b = lt_label_get(&ld->track, 0xb, 1);
+	KUNIT_EXPECT_NE(test, a, b);
+	KUNIT_EXPECT_EQ(test, ld->track.stats.dead_bytes, 64 * LT_KIB);
+	KUNIT_EXPECT_EQ(test, ld->track.label[b].bytes, 64 * LT_KIB);
+	for (i = 0; i < LT_NR_BINS; i++)
+		KUNIT_EXPECT_EQ(test, ld->track.label[b].hist[i], 0);
+	KUNIT_EXPECT_EQ(test, ld->track.owner[LT_MIB >> 16].label, b);
+	KUNIT_EXPECT_EQ(test, ld->now, 32);
+	KUNIT_EXPECT_EQ(test, ld->act[0][1], 32);
+	KUNIT_EXPECT_TRUE(test, cpumask_empty(ld->logged));
+	for (i = 0; i < 2; i++) {
+		struct lt_log *log = per_cpu_ptr(ld->log, i ? c1 : c0);
+
+		KUNIT_EXPECT_EQ(test, log->len[0] + log->len[1], 0);
+		KUNIT_EXPECT_EQ(test, log->pages[0] + log->pages[1], 0);
+	}
+}
+
+/*
+ * One CPU's log: replayed in order, emptied, and due a replay when full
+ * or past its pages, with nothing lost.
+ */
+static void lt_kunit_replay(struct kunit *test)
+{
+	struct lt_disk *ld = lt_kunit_disk(test);
+	unsigned int c0 = raw_smp_processor_id(), i;
+
+	lt_kunit_replay_order(test, ld, c0, c0);
+
+	for (i = 1; i < LT_LOG_LEN; i++)
+		KUNIT_EXPECT_FALSE(test, lt_kunit_log(ld, c0, 100 + i, 0xa,
+						      4 * LT_KIB));
+	KUNIT_EXPECT_TRUE(test, lt_kunit_log(ld, c0, 200, 0xa, 4 * LT_KIB));
+	lt_kunit_replay_all(ld);
+	ld->log_pages = 16;
+	KUNIT_EXPECT_FALSE(test, lt_kunit_log(ld, c0, 201, 0xb, 32 * LT_KIB));
+	KUNIT_EXPECT_TRUE(test, lt_kunit_log(ld, c0, 202, 0xb, 32 * LT_KIB));
+	lt_kunit_replay_all(ld);
+	/* Invalidations move no clock and make no log due. */
+	KUNIT_EXPECT_FALSE(test, lt_kunit_log(ld, c0, 203, 0, LT_MIB));
+	KUNIT_EXPECT_EQ(test, ld->now, 32 + LT_LOG_LEN + 16);
+	lt_kunit_replay_all(ld);
+	KUNIT_EXPECT_EQ(test, ld->track.stats.host_bytes,
+			128 * LT_KIB + LT_LOG_LEN * 4 * LT_KIB + 64 * LT_KIB);
+	KUNIT_EXPECT_EQ(test, ld->track.stats.discard_bytes,
+			64 * LT_KIB + LT_MIB);
+	KUNIT_EXPECT_EQ(test, lt_track_check(&ld->track), 0);
+}
+
+/* Two CPUs' logs are merged in submission order. */
+static void lt_kunit_replay_cpus(struct kunit *test)
+{
+	struct lt_disk *ld = lt_kunit_disk(test);
+	unsigned int c0, c1;
+
+	if (num_possible_cpus() < 2)
+		kunit_skip(test, "needs two possible CPUs");
+	c0 = cpumask_first(cpu_possible_mask);
+	c1 = cpumask_next(c0, cpu_possible_mask);
+	lt_kunit_replay_order(test, ld, c0, c1);
+}
+
 static struct kunit_case lt_kunit_cases[] = {
 	KUNIT_CASE_PARAM(lt_kunit_run, lt_kunit_gen_params),
+	KUNIT_CASE(lt_kunit_replay),
+	KUNIT_CASE(lt_kunit_replay_cpus),
 	{}
 };
 
