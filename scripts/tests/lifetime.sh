@@ -9,7 +9,8 @@ if ! make -s -C "$dir" >/dev/null 2>&1; then
 	make -C "$dir" 2>&1 | sed 's/^/# /' | tail -n 20
 	exit 1
 fi
-# lt_test's own plan line is replaced by one that counts the replay test.
+# lt_test's own plan line is replaced by one that counts the replay and
+# sanitizer tests.
 out=$("$dir/lt_test")
 rc=$?
 grep -v '^1\.\.' <<<"$out"
@@ -34,5 +35,13 @@ else
 	echo "not ok $((n + 1)) - lt_replay gives two tenants streams of their own (got '$out')"
 	rc=1
 fi
-echo "1..$((n + 1))"
+# The same cases under ASan, LSan and UBSan: a leak fails them too.
+if san=$("$dir/lt_test_san" 2>&1); then
+	echo "ok $((n + 2)) - lt_test under ASan, LSan and UBSan"
+else
+	echo "not ok $((n + 2)) - lt_test under ASan, LSan and UBSan"
+	grep -E 'ERROR|SUMMARY|runtime error|^not ok' <<<"$san" | head -n 20 | sed 's/^/# /'
+	rc=1
+fi
+echo "1..$((n + 2))"
 exit $rc

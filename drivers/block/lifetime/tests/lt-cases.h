@@ -911,7 +911,7 @@ static void lt_test_log_merge(LT_TEST_CTX *test)
 		return;
 	while ((rec = lt_log_next(c, 3))) {
 		if (!LT_EXPECT(test, i < 5))
-			return;
+			goto out;
 		LT_EXPECT_EQ(test, rec->stamp, want[i]);
 		LT_EXPECT_EQ(test, rec->key, want_key[i]);
 		if (rec->key)
@@ -932,6 +932,8 @@ static void lt_test_log_merge(LT_TEST_CTX *test)
 	LT_EXPECT_EQ(test, t->owner[1].label, b);
 	LT_EXPECT_EQ(test, t->owner[1].live, 0xffff);
 	LT_EXPECT(test, !lt_log_next(c, 3));
+out:
+	lt_track_exit(t);
 }
 
 static const struct lt_test_case lt_test_table[] = {
