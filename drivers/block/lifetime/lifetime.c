@@ -764,6 +764,10 @@ static void lt_workfn(struct work_struct *work)
 	if (!ld->next)
 		ld->next = kzalloc_obj(*ld->next, GFP_KERNEL);
 	if (!ld->next) {
+		/* No new layout this time; the installed one stays. */
+		spin_lock_irq(&ld->lock);
+		ld->track.stats.alloc_failed++;
+		spin_unlock_irq(&ld->lock);
 		mutex_unlock(&ld->plan_mutex);
 		return;
 	}

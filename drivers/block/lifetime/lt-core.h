@@ -146,7 +146,8 @@ struct lt_label {
  * @ranges: ranges in the owner table, 0 when tracking is off
  * @range_bytes: size of one range
  * @off: times the owner table could not be set up within the memory cap
- * @alloc_failed: times allocating the owner table failed
+ * @alloc_failed: failed allocations: of the owner table (tracking is off)
+ *	or of a new layout (the installed one stays)
  */
 struct lt_track_stats {
 	u64 host_bytes;

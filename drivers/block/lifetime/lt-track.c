@@ -229,7 +229,9 @@ int lt_track_init(struct lt_track *t, u64 nr_sectors, u32 range_size,
 	}
 
 	t->nr_ranges = ((t->capacity - 1) >> shift) + 1;
-	t->owner = kvcalloc(t->nr_ranges, sizeof(*t->owner), GFP_KERNEL);
+	/* A failure is handled: no tracking, counted, and no splat. */
+	t->owner = kvcalloc(t->nr_ranges, sizeof(*t->owner),
+			    GFP_KERNEL | __GFP_NOWARN);
 	if (!t->owner) {
 		t->nr_ranges = 0;
 		t->stats.off++;

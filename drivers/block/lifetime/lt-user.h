@@ -25,10 +25,14 @@ typedef __INT64_TYPE__ s64;
 #define U64_MAX		((u64)~0ULL)
 
 #define GFP_KERNEL	0
+#define __GFP_NOWARN	0
 
+/* Like the kernel's: no allocation over INT_MAX bytes, ever. */
 static inline void *kvcalloc(size_t n, size_t size, int gfp)
 {
 	(void)gfp;
+	if (size && n > (size_t)__INT_MAX__ / size)
+		return NULL;
 	return calloc(n, size);
 }
 

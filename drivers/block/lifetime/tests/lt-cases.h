@@ -78,11 +78,30 @@ static void lt_test_owner_size(LT_TEST_CTX *test)
 	LT_EXPECT_EQ(test, lt_track_time_shift(4096 * LT_GIB), 4);
 }
 
+/* A tracker with tracking off: labels still count bytes, nothing else. */
+static void lt_test_untracked(LT_TEST_CTX *test, struct lt_track *t)
+{
+	u16 a;
+
+	LT_EXPECT(test, !t->on);
+	LT_EXPECT(test, !t->owner);
+	LT_EXPECT_EQ(test, t->stats.off, 1);
+	LT_EXPECT_EQ(test, t->stats.ranges, 0);
+	LT_EXPECT_EQ(test, t->stats.mem_bytes,
+		     LT_MAX_LABELS * sizeof(struct lt_label));
+	a = lt_label_get(t, 0xa, 0);
+	lt_track_write(t, 0, LT_SECT(64 * LT_KIB), a, 1);
+	lt_track_write(t, 0, LT_SECT(64 * LT_KIB), a, 2);
+	lt_track_discard(t, 0, LT_SECT(64 * LT_KIB), 3);
+	LT_EXPECT_EQ(test, t->label[a].bytes, 128 * LT_KIB);
+	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[a]), 0);
+	LT_EXPECT_EQ(test, lt_track_sweep(t, 4, 100), 0);
+}
+
 /* The memory cap grows the ranges, and tracking stops if nothing fits. */
 static void lt_test_mem_cap(LT_TEST_CTX *test)
 {
 	struct lt_track *t;
-	u16 a;
 
 	/* 4 TB in 16 MiB: 1 MiB ranges take 30.5 MiB, 2 MiB ranges 15.3. */
 	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(LT_TB), 0,
@@ -104,18 +123,25 @@ static void lt_test_mem_cap(LT_TEST_CTX *test)
 	t = lt_test_track(test, LT_GIB, 0, 4);
 	if (!t)
 		return;
-	LT_EXPECT(test, !t->on);
-	LT_EXPECT(test, !t->owner);
-	LT_EXPECT_EQ(test, t->stats.off, 1);
-	LT_EXPECT_EQ(test, t->stats.ranges, 0);
-	/* Labels still count bytes; nothing else happens. */
-	a = lt_label_get(t, 0xa, 0);
-	lt_track_write(t, 0, LT_SECT(64 * LT_KIB), a, 1);
-	lt_track_write(t, 0, LT_SECT(64 * LT_KIB), a, 2);
-	lt_track_discard(t, 0, LT_SECT(64 * LT_KIB), 3);
-	LT_EXPECT_EQ(test, t->label[a].bytes, 128 * LT_KIB);
-	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[a]), 0);
-	LT_EXPECT_EQ(test, lt_track_sweep(t, 4, 100), 0);
+	LT_EXPECT_EQ(test, t->stats.alloc_failed, 0);
+	lt_test_untracked(test, t);
+	lt_track_exit(t);
+}
+
+/*
+ * An owner table that cannot be allocated (here 4.9 GB for 40 TB in
+ * 64 KiB ranges, past the kernel's INT_MAX limit on one allocation) turns
+ * tracking off and is counted; the labels still count bytes.
+ */
+static void lt_test_alloc_failed(LT_TEST_CTX *test)
+{
+	struct lt_track *t = lt_test_track(test, 10 * LT_TB, 64 * LT_KIB,
+					   U64_MAX);
+
+	if (!t)
+		return;
+	LT_EXPECT_EQ(test, t->stats.alloc_failed, 1);
+	lt_test_untracked(test, t);
 	lt_track_exit(t);
 }
 
@@ -939,6 +965,7 @@ out:
 static const struct lt_test_case lt_test_table[] = {
 	{ "owner_size", lt_test_owner_size },
 	{ "mem_cap", lt_test_mem_cap },
+	{ "alloc_failed", lt_test_alloc_failed },
 	{ "overwrite", lt_test_overwrite },
 	{ "discard", lt_test_discard },
 	{ "partial_overlap", lt_test_partial_overlap },
