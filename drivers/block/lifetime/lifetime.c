@@ -90,7 +90,6 @@ static const char *const lt_hint_name[] = {
 	"journal", "metadata",
 };
 
-#define LT_QUARTERS	4
 #define LT_HISTORY	8
 #define LT_LOG_LEN	32
 
@@ -119,7 +118,8 @@ struct lt_log {
  * @rcu: to free it after readers are done (first: kfree_rcu() needs it
  *	near the start)
  * @tenants: active tenants planned for
- * @informed: planned after deaths were seen (see lt_informed())
+ * @informed: tenants whose labels had shown deaths when planned (see
+ *	lt_informed())
  * @key: key of each label slot when planned
  * @tenant: tenant of each label slot when planned
  * @hash: open-addressed index from (key, tenant) to the slots that got a
@@ -130,7 +130,7 @@ struct lt_log {
 struct lt_installed {
 	struct rcu_head rcu;
 	u64 tenants;
-	bool informed;
+	u64 informed;
 	u64 key[LT_MAX_LABELS];
 	u16 tenant[LT_MAX_LABELS];
 	u16 hash[LT_HASH_SIZE];
@@ -177,6 +177,7 @@ struct lt_installed {
  * @checks: checks run
  * @last_plan: jiffies of the last install
  * @last_plan_now: @now at the last install
+ * @last_plan_check: @checks at the last plan, installed or not
  * @last_reason: why the last layout was installed
  * @history: the last LT_HISTORY installs: reason and @now
  * @kobj: /sys/block/<disk>/lifetime
@@ -219,6 +220,7 @@ struct lt_disk {
 	u64 checks;
 	unsigned long last_plan;
 	u64 last_plan_now;
+	u64 last_plan_check;
 	const char *last_reason;
 	struct {
 		const char *reason;
@@ -685,6 +687,7 @@ static void lt_install(struct lt_disk *ld, const char *reason)
 	ld->plans++;
 	ld->last_plan = jiffies;
 	ld->last_plan_now = READ_ONCE(ld->now);
+	ld->last_plan_check = ld->checks;
 	ld->last_reason = reason;
 	ld->history[ld->plans % LT_HISTORY].reason = reason;
 	ld->history[ld->plans % LT_HISTORY].now = ld->last_plan_now;
@@ -725,31 +728,6 @@ static bool lt_same_layout(const struct lt_installed *a,
 	       !memcmp(a->key, b->key, sizeof(a->key));
 }
 
-/*
- * Did the labels planned for see deaths of at least 1/16 of their bytes?
- * Until then every survival is 1 and a layout can only keep tenants
- * apart; it is provisional, and drift checks come every quarter instead
- * of every reclaim age, so lifetimes shape the layout as soon as they
- * show.
- */
-static bool lt_informed(const struct lt_label *labels, u64 tenants)
-{
-	u64 bytes = 0, dead = 0;
-	unsigned int i, k;
-
-	for (i = 1; i < LT_MAX_LABELS; i++) {
-		const struct lt_label *l = &labels[i];
-
-		if (!(l->flags & LT_LABEL_USED) || l->tenant >= LT_MAX_TENANTS ||
-		    !(tenants & BIT_ULL(l->tenant)))
-			continue;
-		bytes += l->bytes;
-		for (k = 0; k < LT_NR_BINS; k++)
-			dead += l->hist[k];
-	}
-	return bytes && dead >= bytes / 16;
-}
-
 static void lt_workfn(struct work_struct *work)
 {
 	struct lt_disk *ld = container_of(work, struct lt_disk, work);
@@ -757,8 +735,8 @@ static void lt_workfn(struct work_struct *work)
 	struct lt_installed *cur;
 	const char *reason = NULL;
 	u8 streams[LT_MAX_STREAMS];
-	bool replan;
-	u64 active, now;
+	bool replan, auto_plan;
+	u64 active, informed, checks, now;
 
 	mutex_lock(&ld->plan_mutex);
 	if (!ld->next)
@@ -774,7 +752,7 @@ static void lt_workfn(struct work_struct *work)
 
 	spin_lock_irq(&ld->lock);
 	lt_replay(ld);
-	ld->checks++;
+	checks = ++ld->checks;
 	lt_update_reclaim_age(ld);
 	active = lt_active_tenants(ld->act, LT_QUARTERS, ld->nr_tenants);
 	ld->quarter = (ld->quarter + 1) % LT_QUARTERS;
@@ -790,23 +768,33 @@ static void lt_workfn(struct work_struct *work)
 	now = ld->now;
 	replan = ld->replan;
 	ld->replan = false;
+	auto_plan = READ_ONCE(ld->auto_plan);
 	spin_unlock_irq(&ld->lock);
 
 	cur = rcu_dereference_protected(ld->layout,
 					lockdep_is_held(&ld->plan_mutex));
 	if (!ld->track.on)
 		goto out;	/* no tracking, no placement */
-	if (replan)
+	informed = lt_informed(ld->snap, LT_MAX_LABELS, active);
+	if (replan) {
 		reason = "operator";
-	else if (!READ_ONCE(ld->auto_plan))
-		reason = NULL;
-	else if (!cur)
-		reason = active ? "first" : NULL;
-	else if (active && active != cur->tenants)
-		reason = "tenants";
-	else if (now - ld->last_plan_now >=
-		 (cur->informed ? ld->reclaim_age : ld->reclaim_age / LT_QUARTERS))
-		reason = "drift";
+	} else if (auto_plan) {
+		struct lt_check c = {
+			.active = active,
+			.informed = informed,
+			.installed = !!cur,
+			.tenants = cur ? cur->tenants : 0,
+			.tenants_informed = cur ? cur->informed : 0,
+			/*
+			 * Counted in checks, not bytes: the worker runs a
+			 * little after each quarter's mark, so a byte count
+			 * would now and then skip a check.
+			 */
+			.checks = checks - ld->last_plan_check,
+		};
+
+		reason = lt_plan_due(&c);
+	}
 	if (!reason)
 		goto out;
 
@@ -818,13 +806,15 @@ static void lt_workfn(struct work_struct *work)
 	in.min_side_pm = min_side;
 	in.tenants = active;
 	ld->next->tenants = active;
-	ld->next->informed = lt_informed(ld->snap, active);
+	ld->next->informed = informed;
 	if (!in.nr_streams || lt_plan(&in, &ld->next->layout, ld->scratch))
 		goto out;
 	lt_index(ld->next, ld->snap);
-	/* A drift check installs only a layout that changed. */
-	if (cur && !strcmp(reason, "drift") && lt_same_layout(cur, ld->next)) {
+	/* Drift and learning install only a layout that changed. */
+	if (cur && (!strcmp(reason, "drift") || !strcmp(reason, "learned")) &&
+	    lt_same_layout(cur, ld->next)) {
 		ld->last_plan_now = now;
+		ld->last_plan_check = checks;
 		/* Bios never read it; its readers hold plan_mutex. */
 		cur->informed = ld->next->informed;
 		goto out;
@@ -1089,7 +1079,7 @@ static int lt_layout_show(struct seq_file *m, void *v)
 			   ld->history[p % LT_HISTORY].reason,
 			   ld->history[p % LT_HISTORY].now << LT_PAGE_SHIFT);
 	if (inst) {
-		seq_printf(m, "tenants %u\nshared_tenants %u\nshared_streams %u\nworth %llu\ninformed %u\n",
+		seq_printf(m, "tenants %u\nshared_tenants %u\nshared_streams %u\nworth %llu\ninformed %#llx\n",
 			   inst->layout.nr_tenants, inst->layout.nr_shared,
 			   inst->layout.nr_groups, inst->layout.total_worth,
 			   inst->informed);

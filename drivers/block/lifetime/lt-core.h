@@ -411,9 +411,33 @@ u32 lt_log2_frac(u64 x);
 u64 lt_dead_before(const u64 *hist, u64 age);
 u32 lt_survival(u64 bytes, u64 dead);
 u64 lt_worth(u64 bytes_long, u32 surv_long, u32 surv_short);
+/* Checks per reclaim age: activity and drift are counted in quarters. */
+#define LT_QUARTERS		4
+
+/**
+ * struct lt_check - what a periodic check decides from
+ * @active: active tenants now (lt_active_tenants())
+ * @informed: tenants of @active whose lifetimes show now (lt_informed())
+ * @installed: a layout is installed
+ * @tenants: the active tenants it was planned for
+ * @tenants_informed: those of them whose lifetimes showed then
+ * @checks: checks since it was planned, this one included
+ */
+struct lt_check {
+	u64 active;
+	u64 informed;
+	bool installed;
+	u64 tenants;
+	u64 tenants_informed;
+	u64 checks;
+};
+
 int lt_plan(const struct lt_plan_input *in, struct lt_layout *out,
 	    struct lt_plan_work *work);
 u64 lt_active_tenants(const u64 act[][LT_MAX_TENANTS], unsigned int nr_periods,
 		      unsigned int nr_tenants);
+u64 lt_informed(const struct lt_label *labels, unsigned int nr_labels,
+		u64 tenants);
+const char *lt_plan_due(const struct lt_check *c);
 
 #endif /* _LT_CORE_H */

@@ -548,3 +548,68 @@ u64 lt_active_tenants(const u64 act[][LT_MAX_TENANTS], unsigned int nr_periods,
 			set |= 1ULL << i;
 	return set;
 }
+
+/**
+ * lt_informed() - the tenants whose lifetimes show
+ * @labels: labels indexed by slot; slot 0 is skipped
+ * @nr_labels: entries in @labels
+ * @tenants: bitmap of the tenants to look at
+ *
+ * A tenant's lifetimes show once its labels have seen deaths of at least
+ * 1/16 of their bytes.  Until then all its survivals are 1, and a plan
+ * can give it a stream but no splits.
+ *
+ * Return: the bitmap of those tenants of @tenants.
+ */
+u64 lt_informed(const struct lt_label *labels, unsigned int nr_labels,
+		u64 tenants)
+{
+	u64 set = 0;
+	unsigned int t, i, k;
+
+	for (t = 0; t < LT_MAX_TENANTS; t++) {
+		u64 bytes = 0, dead = 0;
+
+		if (!(tenants & BIT_ULL(t)))
+			continue;
+		for (i = 1; i < nr_labels; i++) {
+			const struct lt_label *l = &labels[i];
+
+			if (!(l->flags & LT_LABEL_USED) || l->tenant != t)
+				continue;
+			bytes += l->bytes;
+			for (k = 0; k < LT_NR_BINS; k++)
+				dead += l->hist[k];
+		}
+		if (bytes && dead >= bytes / 16)
+			set |= BIT_ULL(t);
+	}
+	return set;
+}
+
+/**
+ * lt_plan_due() - whether a check plans, and why
+ * @c: the check
+ *
+ * In order: no active tenant, no plan; no layout yet, "first"; the active
+ * tenants changed, "tenants"; a tenant's lifetimes showed since the
+ * layout was planned, "learned"; LT_QUARTERS checks (a reclaim age) since
+ * the last plan, "drift".  Drift and learned plans are installed only if
+ * they changed the layout.
+ *
+ * Return: the reason, or NULL for no plan.
+ */
+const char *lt_plan_due(const struct lt_check *c)
+{
+	if (!c->active)
+		return NULL;
+	if (!c->installed)
+		return "first";
+	if (c->active != c->tenants)
+		return "tenants";
+	if (c->informed & ~c->tenants_informed)
+		return "learned";
+	if (c->checks >= LT_QUARTERS)
+		return "drift";
+	return NULL;
+}

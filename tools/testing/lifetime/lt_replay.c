@@ -13,7 +13,8 @@
  * (application, cgroup, filesystem) keep their stream and are tracked;
  * the others get the stream of the installed layout.  As in the kernel,
  * the layout is checked every quarter of the reclaim age (by default the
- * capacity) and planned when the active tenants change or a reclaim age
+ * capacity) and planned for the kernel's reasons (lt_plan_due()): the
+ * active tenants changed, a tenant's lifetimes showed, or a reclaim age
  * passed since the last plan.
  */
 #include <errno.h>
@@ -25,8 +26,6 @@
 #include "lt-core.h"
 #include "trace.h"
 
-#define LT_REPLAY_QUARTERS 4
-
 struct lt_replay {
 	struct lt_track t;
 	struct lt_layout layout;
@@ -35,9 +34,10 @@ struct lt_replay {
 	u64 key[LT_MAX_LABELS];		/* label keys when planned */
 	u64 cgroup[LT_MAX_TENANTS];
 	unsigned int nr_tenants;
-	u64 act[LT_REPLAY_QUARTERS][LT_MAX_TENANTS];
+	u64 act[LT_QUARTERS][LT_MAX_TENANTS];
 	unsigned int quarter, quarters;
-	u64 now, next_check, last_plan, reclaim_age, active;
+	u64 now, next_check, reclaim_age, active, informed;
+	u64 checks, last_plan_check;
 	bool have_layout;
 	u8 streams[LT_MAX_STREAMS];
 	u8 nr_streams;
@@ -80,19 +80,26 @@ static u16 tenant_of(struct lt_replay *r, u64 cgroup)
 static void check(struct lt_replay *r)
 {
 	struct lt_plan_input in = { 0 };
-	u64 active = lt_active_tenants(r->act, LT_REPLAY_QUARTERS, r->nr_tenants);
+	u64 active = lt_active_tenants(r->act, LT_QUARTERS, r->nr_tenants);
+	struct lt_check c = { 0 };
 
-	r->quarter = (r->quarter + 1) % LT_REPLAY_QUARTERS;
+	r->quarter = (r->quarter + 1) % LT_QUARTERS;
 	memset(r->act[r->quarter], 0, sizeof(r->act[0]));
-	if (++r->quarters >= LT_REPLAY_QUARTERS) {
+	if (++r->quarters >= LT_QUARTERS) {
 		r->quarters = 0;
 		lt_track_age(&r->t);
 	}
 	lt_track_sweep(&r->t, r->now, (r->t.nr_ranges + 3) / 4);
-	if (!r->t.on || !active)
+	r->checks++;
+	if (!r->t.on)
 		return;
-	if (r->have_layout && active == r->active &&
-	    r->now - r->last_plan < r->reclaim_age)
+	c.active = active;
+	c.informed = lt_informed(r->t.label, LT_MAX_LABELS, active);
+	c.installed = r->have_layout;
+	c.tenants = r->active;
+	c.tenants_informed = r->informed;
+	c.checks = r->checks - r->last_plan_check;
+	if (!lt_plan_due(&c))
 		return;
 
 	memcpy(r->snap, r->t.label, sizeof(r->snap));
@@ -108,7 +115,8 @@ static void check(struct lt_replay *r)
 		r->key[i] = r->t.label[i].key;
 	r->have_layout = true;
 	r->active = active;
-	r->last_plan = r->now;
+	r->informed = c.informed;
+	r->last_plan_check = r->checks;
 	r->plans++;
 }
 
@@ -175,7 +183,7 @@ int main(int argc, char **argv)
 	for (i = 2; i <= max_streams; i++)
 		r.streams[r.nr_streams++] = i;
 	r.reclaim_age = (age ? age : capacity) >> LT_PAGE_SHIFT;
-	r.next_check = r.reclaim_age / LT_REPLAY_QUARTERS;
+	r.next_check = r.reclaim_age / LT_QUARTERS;
 
 	while (fgets(line, sizeof(line), f)) {
 		struct trace_rec rec;
@@ -216,7 +224,7 @@ int main(int argc, char **argv)
 		       (unsigned long long)rec.sector, rec.sectors, rec.stream, rec.rule,
 		       (unsigned long long)rec.cgroup);
 		while (r.now >= r.next_check) {
-			r.next_check += r.reclaim_age / LT_REPLAY_QUARTERS ?: 1;
+			r.next_check += r.reclaim_age / LT_QUARTERS ?: 1;
 			check(&r);
 		}
 	}

@@ -962,6 +962,85 @@ out:
 	lt_track_exit(t);
 }
 
+/*
+ * When a check plans: activity at 5% of a reclaim age's bytes, lifetimes
+ * shown at deaths of 1/16 of a tenant's bytes, and the order of the
+ * reasons.
+ */
+static void lt_test_plan_due(LT_TEST_CTX *test)
+{
+	u64 (*act)[LT_MAX_TENANTS];
+	struct lt_label *labels;
+	struct lt_check c = { };
+
+	act = lt_test_alloc(test, sizeof(*act) * LT_QUARTERS);
+	labels = lt_test_alloc(test, sizeof(*labels) * LT_MAX_LABELS);
+	if (!LT_EXPECT(test, act && labels))
+		return;
+
+	/* Tenant 2 wrote 5% of the bytes: active; tenant 3, just under. */
+	act[0][0] = 900;
+	act[1][1] = 900;
+	act[3][2] = 100;
+	act[2][3] = 99;
+	LT_EXPECT_EQ(test, lt_active_tenants(act, LT_QUARTERS, 4), 0x7);
+	LT_EXPECT_EQ(test, lt_active_tenants(act, LT_QUARTERS, 2), 0x3);
+	memset(act, 0, sizeof(*act) * LT_QUARTERS);
+	LT_EXPECT_EQ(test, lt_active_tenants(act, LT_QUARTERS, 4), 0);
+
+	/*
+	 * Tenant 0: deaths of exactly 1/16 of its bytes, over two labels.
+	 * Tenant 1: one page short of it.  Tenant 2: deaths, but not asked
+	 * about.  Tenant 3: bytes, no deaths.
+	 */
+	labels[1] = (struct lt_label){ .flags = LT_LABEL_USED, .tenant = 0,
+				       .bytes = 12 * LT_MIB };
+	labels[1].hist[3] = LT_MIB / 2;
+	labels[2] = (struct lt_label){ .flags = LT_LABEL_USED, .tenant = 0,
+				       .bytes = 4 * LT_MIB };
+	labels[2].hist[20] = LT_MIB / 2;
+	labels[3] = (struct lt_label){ .flags = LT_LABEL_USED, .tenant = 1,
+				       .bytes = 16 * LT_MIB };
+	labels[3].hist[3] = LT_MIB - 4 * LT_KIB;
+	labels[4] = (struct lt_label){ .flags = LT_LABEL_USED, .tenant = 2,
+				       .bytes = LT_MIB };
+	labels[4].hist[0] = LT_MIB;
+	labels[5] = (struct lt_label){ .flags = LT_LABEL_USED, .tenant = 3,
+				       .bytes = LT_MIB };
+	/* A free slot's counts are not a tenant's. */
+	labels[6] = (struct lt_label){ .tenant = 3 };
+	labels[6].hist[0] = LT_MIB;
+	LT_EXPECT_EQ(test, lt_informed(labels, LT_MAX_LABELS, 0xb), 0x1);
+	LT_EXPECT_EQ(test, lt_informed(labels, LT_MAX_LABELS, 0xf), 0x5);
+	labels[3].hist[3] += 4 * LT_KIB;
+	LT_EXPECT_EQ(test, lt_informed(labels, LT_MAX_LABELS, 0xf), 0x7);
+	LT_EXPECT_EQ(test, lt_informed(labels, LT_MAX_LABELS, 0), 0);
+
+	/* The reasons, in order. */
+	LT_EXPECT(test, !lt_plan_due(&c));
+	c.active = 0x3;
+	LT_EXPECT(test, !strcmp(lt_plan_due(&c), "first"));
+	c.installed = true;
+	c.tenants = 0x1;
+	c.informed = 0x3;
+	c.checks = LT_QUARTERS;
+	LT_EXPECT(test, !strcmp(lt_plan_due(&c), "tenants"));
+	c.tenants = 0x3;
+	c.tenants_informed = 0x1;
+	LT_EXPECT(test, !strcmp(lt_plan_due(&c), "learned"));
+	c.tenants_informed = 0x3;
+	LT_EXPECT(test, !strcmp(lt_plan_due(&c), "drift"));
+	c.checks = LT_QUARTERS - 1;
+	LT_EXPECT(test, !lt_plan_due(&c));
+	/* Lifetimes that stop showing do not plan by themselves. */
+	c.informed = 0x1;
+	LT_EXPECT(test, !lt_plan_due(&c));
+	/* Nor does a layout with no active tenant. */
+	c.active = 0;
+	c.checks = 100;
+	LT_EXPECT(test, !lt_plan_due(&c));
+}
+
 static const struct lt_test_case lt_test_table[] = {
 	{ "owner_size", lt_test_owner_size },
 	{ "mem_cap", lt_test_mem_cap },
@@ -981,6 +1060,7 @@ static const struct lt_test_case lt_test_table[] = {
 	{ "plan_conflict", lt_test_plan_conflict },
 	{ "plan_min_side", lt_test_plan_min_side },
 	{ "plan_determinism", lt_test_plan_determinism },
+	{ "plan_due", lt_test_plan_due },
 };
 
 #endif /* _LT_CASES_H */
