@@ -2,8 +2,9 @@
 # Host-side tests of the scripts' handling of bad input (TAP output):
 # unknown options print usage and fail, a base tree of the wrong version
 # is refused, a patch that does not apply names itself and its hunk, a
-# missing tool is named, and a guest that hangs or panics fails the run
-# with its console log kept instead of hanging the caller.
+# missing tool is named, a guest that hangs or panics fails the run
+# with its console log kept instead of hanging the caller, and the hot
+# plug agent sends the QMP commands the guest asks for.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
@@ -142,6 +143,62 @@ if [ -f "$kernel" ]; then
 else
 	not_ok "guest tests" "no kernel at $kernel"
 fi
+
+# vm-hotplug turns the guest's requests into QMP commands, against a fake
+# QMP server that records them and refuses an unknown id as QEMU does.
+cat >"$tmp/fake-qmp" <<'EOP'
+import json, os, socket, sys
+srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+srv.bind(sys.argv[1]); srv.listen(1)
+conn, _ = srv.accept()
+log = open(sys.argv[2], "w", buffering=1)
+conn.sendall(b'{"QMP": {"version": {}, "capabilities": []}}\n')
+for line in conn.makefile():
+    msg = json.loads(line)
+    log.write(json.dumps(msg, sort_keys=True) + "\n")
+    args = msg.get("arguments", {})
+    if msg["execute"] == "device_del" and args.get("id") != "fdp0":
+        reply = {"error": {"class": "DeviceNotFound",
+                           "desc": "Device '%s' not found" % args.get("id")}}
+    else:
+        reply = {"return": {}}
+    # An event first: the agent must skip it.
+    conn.sendall(b'{"event": "DEVICE_DELETED", "data": {}}\n' +
+                 json.dumps(reply).encode() + b"\n")
+EOP
+mkdir -p "$tmp/hp"
+python3 "$tmp/fake-qmp" "$tmp/hp/qmp.sock" "$tmp/hp/qmp.log" &
+qpid=$!
+"$TOP/scripts/vm-hotplug" "$tmp/hp/qmp.sock" "$tmp/hp" 2>/dev/null &
+hpid=$!
+ask() {	# REQUEST: the agent's answer
+	rm -f "$tmp/hp/hotplug.ack"
+	echo "$1" >"$tmp/hp/req.tmp" && mv "$tmp/hp/req.tmp" "$tmp/hp/hotplug.req"
+	for _ in $(seq 1 100); do
+		[ -f "$tmp/hp/hotplug.ack" ] && break
+		sleep 0.1
+	done
+	cat "$tmp/hp/hotplug.ack" 2>/dev/null
+}
+a1=$(ask "del fdp0") a2=$(ask "add fdp0") a3=$(ask "del nosuch")
+a4=$(ask "add nosuch") a5=$(ask "eject fdp0")
+kill $hpid $qpid 2>/dev/null
+wait $hpid $qpid 2>/dev/null
+want_log='{"execute": "qmp_capabilities"}
+{"arguments": {"id": "fdp0"}, "execute": "device_del"}
+{"arguments": {"driver": "nvme", "id": "fdp0", "serial": "fdp0", "subsys": "subsys0"}, "execute": "device_add"}
+{"arguments": {"id": "nosuch"}, "execute": "device_del"}'
+got_log=$(cat "$tmp/hp/qmp.log" 2>/dev/null)
+[ "$a1" = ok ] && [ "$a2" = ok ] && [ "$got_log" = "$want_log" ] &&
+	ok "vm-hotplug sends device_del and device_add of the FDP controller" ||
+	not_ok "vm-hotplug sends device_del and device_add of the FDP controller" \
+		"answers '$a1' '$a2'" "$got_log"
+[ "$a3" = "error: Device 'nosuch' not found" ] &&
+	[ "$a4" = "error: no device_add arguments for 'nosuch'" ] &&
+	[[ $a5 == "error: want 'del ID' or 'add ID'"* ]] &&
+	ok "vm-hotplug answers QMP's errors and bad requests with an error" ||
+	not_ok "vm-hotplug answers QMP's errors and bad requests with an error" \
+		"answers '$a3' '$a4' '$a5'"
 
 echo "1..$n"
 [ "$failed" = 0 ]

@@ -10,6 +10,13 @@
 # $LIFETIME_KO.  Needs ext4, cgroup v2 with the io controller, debugfs.
 # Skips (KSFT_SKIP) only when the namespace has no write streams.
 #
+# The disk removal case unplugs the namespace's controller.  In a VM
+# whose harness sets FDP_HOTPLUG, it asks the harness for a QEMU
+# device_del and device_add of the controller (QEMU id = its serial) by
+# writing "del ID" or "add ID" to $FDP_HOTPLUG.req and reading "ok" back
+# from $FDP_HOTPLUG.ack; without it, it removes and rescans the PCI
+# function.
+#
 # Runs as root; uses and reformats the FDP namespace.
 
 KSFT_PASS=0
@@ -382,17 +389,50 @@ echo "$old_cap" >$cap
 echo none >$q/write_stream_policy
 
 # --- disk removal under running writes -----------------------------------
-# The guest's side of a hot unplug: the controller leaves through PCI
-# remove (del_gendisk runs with the policy on and writes in flight), and
-# comes back with a rescan.  Synced data must be intact; only I/O after
-# the removal may fail, and the kernel must log no warning.
-# The PCI function of the controller that has the namespace.
-pci=
+# A hot unplug of the controller with the policy on and writes in flight:
+# del_gendisk runs under the policy.  Under scripts/vm-run (FDP_HOTPLUG
+# set) QEMU unplugs it (device_del: ACPI asks the guest to eject it) and
+# plugs it back (device_add) with its namespace; elsewhere the guest's
+# side of it is done by hand, PCI remove and rescan.  The disk must go
+# and come back, synced data must be intact, only I/O after the removal
+# may fail, the kernel must log no warning, and the disk that comes back
+# must take the policy again.
+ctrl=
 for c in /sys/class/nvme/nvme*; do
 	ls "$c" "$c"/*/ 2>/dev/null | grep -q "^${disk}\$\|^${disk%n*}c[0-9]*n${disk##*n}\$" &&
-		{ pci=$(readlink -f "$c/device"); break; }
+		{ ctrl=$c; break; }
 done
-if [ -w "$pci/remove" ]; then
+pci=$(readlink -f "$ctrl/device" 2>/dev/null)
+serial=$(tr -d ' ' <"$ctrl/serial" 2>/dev/null)
+
+# Ask vm-run's QMP agent for "del" or "add" of the controller (its QEMU
+# id is its serial) and wait for the answer.
+hotplug() {	# del|add
+	local a i
+	rm -f "$FDP_HOTPLUG.ack"
+	echo "$1 $serial" >"$FDP_HOTPLUG.tmp" && mv "$FDP_HOTPLUG.tmp" "$FDP_HOTPLUG.req" ||
+		return 1
+	for i in $(seq 1 100); do
+		[ -f "$FDP_HOTPLUG.ack" ] && break
+		sleep 0.1
+	done
+	a=$(cat "$FDP_HOTPLUG.ack" 2>/dev/null)
+	diag "device_${1} $serial: ${a:-no answer}"
+	[ "$a" = ok ]
+}
+
+if [ -n "${FDP_HOTPLUG:-}" ] && [ -n "$serial" ]; then
+	how="QEMU device_del and device_add"
+	unplug() { hotplug del; }
+	replug() { hotplug add; }
+elif [ -w "$pci/remove" ]; then
+	how="PCI remove and rescan"
+	unplug() { echo 1 >"$pci/remove"; }
+	replug() { echo 1 >/sys/bus/pci/rescan; }
+else
+	how=
+fi
+if [ -n "$how" ]; then
 	start_policy $((4 * MiB))
 	"$tool" write --offset 0 --size $((4 * MiB)) >/dev/null
 	sync
@@ -402,17 +442,40 @@ if [ -w "$pci/remove" ]; then
 		status=none 2>/dev/null &
 	wpid=$!
 	sleep 1
-	echo 1 >"$pci/remove"
+	gone=0
+	if unplug; then
+		for i in $(seq 1 150); do
+			[ -e /sys/block/$disk ] || { gone=1; break; }
+			sleep 0.2
+		done
+	fi
 	wait $wpid
-	echo 1 >/sys/bus/pci/rescan
-	for i in $(seq 1 50); do [ -e /sys/block/$disk ] && break; sleep 0.2; done
-	after=$(dd if=/dev/$disk bs=1M count=4 iflag=direct status=none | sha256sum)
+	back=
+	if replug; then
+		for i in $(seq 1 150); do
+			read -r disk_kv _ < <("$tool" info 2>/dev/null)
+			back=${disk_kv#disk=}
+			[ -n "$back" ] && [ -e /sys/block/$back ] && break
+			back=
+			sleep 0.2
+		done
+	fi
+	diag "$how: $disk gone $gone, back as ${back:-nothing}"
+	after=
+	[ -n "$back" ] &&
+		after=$(dd if=/dev/$back bs=1M count=4 iflag=direct status=none | sha256sum)
 	warn=$(dmesg | tail -n +$((dmesg_lines + 1)) | grep -cE 'WARNING|BUG|Oops|Call Trace')
-	check "disk removal with the policy on under writes: synced data intact, no warning" \
-		sh -c "[ -e /sys/block/$disk ] && [ '$before' = '$after' ] && [ $warn = 0 ] &&
-		       grep -qw lifetime $q/write_stream_policy"
+	again=0
+	if [ -n "$back" ]; then
+		disk=$back q=/sys/block/$back/queue lt=/sys/block/$back/lifetime
+		echo lifetime >$q/write_stream_policy 2>/dev/null &&
+			[ -d /sys/block/$back/lifetime ] && again=1
+	fi
+	check "disk removal ($how) under writes with the policy on: data intact, no warning" \
+		sh -c "[ $gone = 1 ] && [ -n '$back' ] && [ '$before' = '$after' ] &&
+		       [ $warn = 0 ] && [ $again = 1 ]"
 else
-	ok "# SKIP disk removal: no PCI remove for $disk"
+	ok "# SKIP disk removal: no hot plug agent and no PCI remove for $disk"
 fi
 
 cleanup
