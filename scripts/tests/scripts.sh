@@ -182,8 +182,20 @@ ask() {	# REQUEST: the agent's answer
 }
 a1=$(ask "del fdp0") a2=$(ask "add fdp0") a3=$(ask "del nosuch")
 a4=$(ask "add nosuch") a5=$(ask "eject fdp0")
-kill $hpid $qpid 2>/dev/null
-wait $hpid $qpid 2>/dev/null
+# QEMU going away closes the socket: the agent must not outlive it.
+kill $qpid 2>/dev/null
+wait $qpid 2>/dev/null
+for _ in $(seq 1 30); do
+	kill -0 $hpid 2>/dev/null || break
+	sleep 0.1
+done
+if kill -0 $hpid 2>/dev/null; then
+	kill $hpid 2>/dev/null
+	not_ok "vm-hotplug exits when QEMU closes QMP"
+else
+	ok "vm-hotplug exits when QEMU closes QMP"
+fi
+wait $hpid 2>/dev/null
 want_log='{"execute": "qmp_capabilities"}
 {"arguments": {"id": "fdp0"}, "execute": "device_del"}
 {"arguments": {"driver": "nvme", "id": "fdp0", "serial": "fdp0", "subsys": "subsys0"}, "execute": "device_add"}
