@@ -80,6 +80,8 @@
 #define LT_GROUP_WORTH_SHIFT	6
 #define LT_SURV_SHIFT		16
 #define LT_SURV_ONE		BIT(LT_SURV_SHIFT)
+/* Checks per reclaim age: activity and drift are counted in quarters. */
+#define LT_QUARTERS		4
 
 /**
  * struct lt_owner - who owns one LBA range of the owner table
@@ -411,8 +413,6 @@ u32 lt_log2_frac(u64 x);
 u64 lt_dead_before(const u64 *hist, u64 age);
 u32 lt_survival(u64 bytes, u64 dead);
 u64 lt_worth(u64 bytes_long, u32 surv_long, u32 surv_short);
-/* Checks per reclaim age: activity and drift are counted in quarters. */
-#define LT_QUARTERS		4
 
 /**
  * struct lt_check - what a periodic check decides from

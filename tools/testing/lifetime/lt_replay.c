@@ -89,7 +89,8 @@ static void check(struct lt_replay *r)
 		r->quarters = 0;
 		lt_track_age(&r->t);
 	}
-	lt_track_sweep(&r->t, r->now, (r->t.nr_ranges + 3) / 4);
+	lt_track_sweep(&r->t, r->now,
+		       (r->t.nr_ranges + LT_QUARTERS - 1) / LT_QUARTERS);
 	r->checks++;
 	if (!r->t.on)
 		return;
