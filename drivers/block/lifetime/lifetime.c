@@ -68,6 +68,11 @@ static unsigned long long mem_cap = LT_DEFAULT_MEM_CAP;
 module_param(mem_cap, ullong, 0644);
 MODULE_PARM_DESC(mem_cap, "Owner table memory cap per disk in bytes, for new disks");
 
+static unsigned int sample_shift = LT_DEFAULT_SAMPLE_SHIFT;
+module_param(sample_shift, uint, 0644);
+MODULE_PARM_DESC(sample_shift,
+		 "Track one owner table range in 2^sample_shift, for new disks (0: all, at most 6)");
+
 static unsigned int min_side = LT_MIN_SIDE_PM;
 module_param(min_side, uint, 0644);
 MODULE_PARM_DESC(min_side, "Smallest side of a boundary, per mille of the tenant's bytes");
@@ -103,6 +108,11 @@ static const char *const lt_hint_name[] = {
  * @rec: the two halves
  * @stream_pages: pages this CPU's bios were sent to each stream with by
  *	this policy
+ * @skipped_pages: pages of this CPU's writes that touch no tracked range
+ *	and were not logged, ever
+ * @skipped_act: the same per tenant
+ * @folded_pages: @skipped_pages when last added to the clock by a replay
+ * @folded_act: @skipped_act when last added to the activity by a replay
  */
 struct lt_log {
 	spinlock_t lock;	/* @cur, @len[@cur] */
@@ -111,6 +121,10 @@ struct lt_log {
 	u64 pages[2];
 	struct lt_rec rec[2][LT_LOG_LEN];
 	u64 stream_pages[LT_MAX_STREAMS + 1];
+	u64 skipped_pages;
+	u64 skipped_act[LT_MAX_TENANTS];
+	u64 folded_pages;
+	u64 folded_act[LT_MAX_TENANTS];
 };
 
 /**
@@ -144,6 +158,7 @@ struct lt_installed {
  *	table and replays of @log
  * @log: per-CPU logs of bios for the tracker
  * @logged: CPUs whose log holds records
+ * @skipped: CPUs that skipped writes since their last fold (lt_fold())
  * @cursor: scratch of a replay, one per possible CPU
  * @log_pages: pages a CPU's log may hold before it is replayed, so that
  *	the clock and the checks lag the bios by little against a reclaim
@@ -188,6 +203,7 @@ struct lt_disk {
 	spinlock_t lock;		/* tracker, tenants, clocks, replay */
 	struct lt_log __percpu *log;
 	cpumask_var_t logged;
+	cpumask_var_t skipped;
 	struct lt_log_cursor *cursor;
 	u64 log_pages;
 	struct lt_track track;
@@ -252,7 +268,7 @@ static u32 lt_pattern(const unsigned char *s, unsigned int len, u32 h,
 		if (isdigit(s[i]))
 			continue;
 		h = h * 31 + s[i];
-		if (*olen < LT_NAME_LEN - 1)
+		if (out && *olen < LT_NAME_LEN - 1)
 			out[(*olen)++] = s[i];
 	}
 	return h;
@@ -273,12 +289,13 @@ static u32 lt_dentry_class(struct dentry *de, char *name)
 		h = lt_pattern(s, strnlen(s, len), h, name, &n);
 	}
 	h = h * 31 + '/';
-	if (n < LT_NAME_LEN - 1)
+	if (name && n < LT_NAME_LEN - 1)
 		name[n++] = '/';
 	len = min(READ_ONCE(de->d_name.len), 64U);
 	s = READ_ONCE(de->d_name.name);
 	h = lt_pattern(s, strnlen(s, len), h, name, &n);
-	name[n] = 0;
+	if (name)
+		name[n] = 0;
 	return h;
 }
 
@@ -287,7 +304,9 @@ static u32 lt_dentry_class(struct dentry *de, char *name)
  * in runs, and its class costs two name walks and the inode's i_lock.  An
  * entry is trusted for a second, so a renamed file takes its new class
  * within that; the inode number and generation guard against a freed
- * inode's address being reused.
+ * inode's address being reused.  Only tasks use the cache, with
+ * preemption off, so an interrupt never finds an entry half written and
+ * no bio pays for turning interrupts off.
  */
 #define LT_CLASS_CACHE_BITS	6
 
@@ -305,40 +324,50 @@ static DEFINE_PER_CPU(struct lt_class_entry[1 << LT_CLASS_CACHE_BITS],
 
 /*
  * The file class of @inode, named by @de, or by its first name if @de is
- * NULL (a page-cache write).
+ * NULL (a page-cache write).  @name, if not NULL, receives the class's
+ * name for display.
  */
 static u32 lt_file_class(struct inode *inode, struct dentry *de, char *name)
 {
 	unsigned int slot = hash_ptr(inode, LT_CLASS_CACHE_BITS);
 	struct lt_class_entry *e;
-	unsigned long flags;
+	char buf[LT_NAME_LEN];
+	bool cache = in_task();
 	u32 class = 0;
 
-	local_irq_save(flags);
-	e = &this_cpu_ptr(lt_class_cache)[slot];
-	if (e->inode == inode && e->ino == inode->i_ino &&
-	    e->gen == inode->i_generation && time_before(jiffies, e->stamp + HZ)) {
-		class = e->class;
-		strscpy(name, e->name, LT_NAME_LEN);
+	if (cache) {
+		preempt_disable();
+		e = &this_cpu_ptr(lt_class_cache)[slot];
+		if (e->inode == inode && e->ino == inode->i_ino &&
+		    e->gen == inode->i_generation &&
+		    time_before(jiffies, e->stamp + HZ)) {
+			class = e->class;
+			if (name)
+				memcpy(name, e->name, LT_NAME_LEN);
+		}
+		preempt_enable();
+		if (class)
+			return class;
 	}
-	local_irq_restore(flags);
-	if (class)
-		return class;
 
 	if (!de)
 		de = d_find_alias_rcu(inode);
 	if (!de)
 		return 0;
-	class = lt_dentry_class(de, name);
-	local_irq_save(flags);
-	e = &this_cpu_ptr(lt_class_cache)[slot];
-	e->inode = inode;
-	e->ino = inode->i_ino;
-	e->gen = inode->i_generation;
-	e->stamp = jiffies;
-	e->class = class;
-	strscpy(e->name, name);
-	local_irq_restore(flags);
+	class = lt_dentry_class(de, buf);
+	if (name)
+		strscpy(name, buf, LT_NAME_LEN);
+	if (cache) {
+		preempt_disable();
+		e = &this_cpu_ptr(lt_class_cache)[slot];
+		e->inode = inode;
+		e->ino = inode->i_ino;
+		e->gen = inode->i_generation;
+		e->stamp = jiffies;
+		e->class = class;
+		strscpy(e->name, buf);
+		preempt_enable();
+	}
 	return class;
 }
 
@@ -352,14 +381,18 @@ static struct file *lt_dio_file(struct bio *bio)
 #endif
 }
 
-/* The label key and tenant of a write, and a name for a new label. */
+/*
+ * The label key of a write and, if @name is not NULL, a name for a new
+ * label.
+ */
 static u64 lt_bio_key(struct bio *bio, char *name)
 {
 	unsigned int hint = bio->bi_write_hint & 7;
 	enum lt_src src = LT_SRC_NONE;
 	u32 class = 0;
 
-	name[0] = 0;
+	if (name)
+		name[0] = 0;
 	if (bio_has_data(bio)) {
 		struct folio *folio = page_folio(bio_first_page_all(bio));
 		struct address_space *mapping = NULL;
@@ -388,7 +421,8 @@ static u64 lt_bio_key(struct bio *bio, char *name)
 			class = lt_pattern(current->comm,
 					   strnlen(current->comm, TASK_COMM_LEN),
 					   17, name, &n);
-			name[n] = 0;
+			if (name)
+				name[n] = 0;
 			src = LT_SRC_THREAD;
 		}
 	}
@@ -477,16 +511,55 @@ static void lt_apply(struct lt_disk *ld, const struct lt_rec *r)
 }
 
 /*
+ * Add the pages of @cpu's skipped writes since its last fold to the clock
+ * and to their tenants' activity.  Only the replay, under the disk lock,
+ * writes the folded counts; the skipped ones only grow.
+ */
+static void lt_fold(struct lt_disk *ld, unsigned int cpu)
+{
+	struct lt_log *log = per_cpu_ptr(ld->log, cpu);
+	unsigned int i, n = ld->nr_tenants;	/* grows only under ld->lock */
+	u64 v, pages;
+
+	lockdep_assert_held(&ld->lock);
+	for (i = 0; i < n; i++) {
+		v = READ_ONCE(log->skipped_act[i]);
+		ld->act[ld->quarter][i] += v - log->folded_act[i];
+		log->folded_act[i] = v;
+	}
+	v = READ_ONCE(log->skipped_pages);
+	pages = v - log->folded_pages;
+	WRITE_ONCE(log->folded_pages, v);
+	if (pages)
+		lt_clock(ld, pages);
+}
+
+/*
  * Replay every CPU's log into the tracker, in submission order.  Each
  * logged CPU's halves are swapped under its log lock, so its bios go on
- * logging into the other half while this one is read.
+ * logging into the other half while this one is read.  The writes CPUs
+ * skipped go to the clock first: those of the CPUs that marked
+ * themselves in @skipped, or with @all those of every CPU.  The marks
+ * are hints, not a handshake: a count read just before a skip lands, or
+ * a mark lost to the clear, only waits for the CPU's next mark or the
+ * worker's fold of all CPUs, once per check; no page is lost.
  */
-static void lt_replay(struct lt_disk *ld)
+static void lt_replay(struct lt_disk *ld, bool all)
 {
 	const struct lt_rec *r;
 	unsigned int cpu, n = 0;
 
 	lockdep_assert_held(&ld->lock);
+	if (all) {
+		cpumask_clear(ld->skipped);
+		for_each_possible_cpu(cpu)
+			lt_fold(ld, cpu);
+	} else {
+		for_each_cpu(cpu, ld->skipped) {
+			cpumask_clear_cpu(cpu, ld->skipped);
+			lt_fold(ld, cpu);
+		}
+	}
 	for_each_cpu(cpu, ld->logged) {
 		struct lt_log *log = per_cpu_ptr(ld->log, cpu);
 		unsigned int half;
@@ -554,7 +627,7 @@ static void lt_log(struct lt_disk *ld, struct bio *bio, u64 key, u16 tenant,
 		spin_unlock(&log->lock);
 		local_irq_restore(flags);
 		spin_lock_irqsave(&ld->lock, flags);
-		lt_replay(ld);
+		lt_replay(ld, false);
 		spin_unlock_irqrestore(&ld->lock, flags);
 	}
 	rec.stamp = local_clock();
@@ -564,7 +637,48 @@ static void lt_log(struct lt_disk *ld, struct bio *bio, u64 key, u16 tenant,
 	local_irq_restore(flags);
 	if (due) {
 		spin_lock_irqsave(&ld->lock, flags);
-		lt_replay(ld);
+		lt_replay(ld, false);
+		spin_unlock_irqrestore(&ld->lock, flags);
+	}
+}
+
+/* Pages of the writes all CPUs skipped. */
+static u64 lt_skipped_pages(struct lt_disk *ld)
+{
+	unsigned int cpu;
+	u64 p = 0;
+
+	for_each_possible_cpu(cpu)
+		p += READ_ONCE(per_cpu_ptr(ld->log, cpu)->skipped_pages);
+	return p;
+}
+
+/*
+ * Count a write that touches no tracked range: only its pages, for the
+ * clock and its tenant's activity, with no lock and interrupts on.  A
+ * CPU whose skipped pages since its last fold reach the log's limit
+ * replays, so the clock keeps up as it does for logged writes.
+ */
+static void lt_skip(struct lt_disk *ld, struct bio *bio, u16 tenant)
+{
+	u64 pages = DIV_ROUND_UP(bio->bi_iter.bi_size, PAGE_SIZE);
+	struct lt_log *log;
+	unsigned long flags;
+	unsigned int cpu;
+	bool due;
+
+	cpu = get_cpu();
+	log = per_cpu_ptr(ld->log, cpu);
+	this_cpu_add(ld->log->skipped_act[tenant], pages);
+	this_cpu_add(ld->log->skipped_pages, pages);
+	if (!cpumask_test_cpu(cpu, ld->skipped))
+		cpumask_set_cpu(cpu, ld->skipped);
+	due = READ_ONCE(log->skipped_pages) - READ_ONCE(log->folded_pages) >=
+	      READ_ONCE(ld->log_pages);
+	put_cpu();
+	if (due) {
+		spin_lock_irqsave(&ld->lock, flags);
+		lt_replay(ld, false);
 		spin_unlock_irqrestore(&ld->lock, flags);
 	}
 }
@@ -587,13 +701,23 @@ static unsigned int lt_label_stream(const struct lt_installed *inst, u64 key,
 	return 0;
 }
 
-/* Label a write and log it; return its key and tenant. */
+/*
+ * Label a write and log it, or only count it if it touches no tracked
+ * range; return its key and tenant.
+ */
 static u64 lt_write(struct lt_disk *ld, struct bio *bio, u16 *tenant)
 {
 	char name[LT_NAME_LEN] = { };
-	u64 key = lt_bio_key(bio, name);
+	u64 key;
 
 	*tenant = lt_tenant(ld, lt_bio_cgroup(bio));
+	if (!lt_track_sampled(&ld->track, bio->bi_iter.bi_sector,
+			      bio_sectors(bio))) {
+		key = lt_bio_key(bio, NULL);
+		lt_skip(ld, bio, *tenant);
+		return key;
+	}
+	key = lt_bio_key(bio, name);
 	lt_log(ld, bio, key, *tenant, name);
 	return key;
 }
@@ -627,7 +751,8 @@ static void lt_observe(struct gendisk *disk, void *data, struct bio *bio,
 
 	if (bio_op(bio) == REQ_OP_WRITE)
 		lt_write(ld, bio, &tenant);
-	else
+	else if (lt_track_sampled(&ld->track, bio->bi_iter.bi_sector,
+				  bio_sectors(bio)))
 		lt_log(ld, bio, 0, 0, NULL);
 }
 
@@ -751,7 +876,7 @@ static void lt_workfn(struct work_struct *work)
 	}
 
 	spin_lock_irq(&ld->lock);
-	lt_replay(ld);
+	lt_replay(ld, true);
 	checks = ++ld->checks;
 	lt_update_reclaim_age(ld);
 	active = lt_active_tenants(ld->act, LT_QUARTERS, ld->nr_tenants);
@@ -845,7 +970,7 @@ static ssize_t reclaim_age_store(struct lt_disk *ld, const char *page,
 	if (kstrtou64(page, 0, &v))
 		return -EINVAL;
 	spin_lock_irq(&ld->lock);
-	lt_replay(ld);
+	lt_replay(ld, true);
 	ld->age_override = v >> LT_PAGE_SHIFT;
 	if (v && !ld->age_override)
 		ld->age_override = 1;
@@ -877,7 +1002,7 @@ static ssize_t media_bytes_written_store(struct lt_disk *ld, const char *page,
 	if (kstrtou64(page, 0, &v))
 		return -EINVAL;
 	spin_lock_irq(&ld->lock);
-	lt_replay(ld);
+	lt_replay(ld, true);
 	if (ld->media_bytes && v < ld->media_bytes) {
 		spin_unlock_irq(&ld->lock);
 		return -EINVAL;		/* the counter never goes back */
@@ -930,6 +1055,11 @@ static ssize_t range_size_show(struct lt_disk *ld, char *page)
 	return sysfs_emit(page, "%llu\n", ld->track.stats.range_bytes);
 }
 
+static ssize_t sample_shift_show(struct lt_disk *ld, char *page)
+{
+	return sysfs_emit(page, "%u\n", ld->track.sample_shift);
+}
+
 static ssize_t memory_show(struct lt_disk *ld, char *page)
 {
 	return sysfs_emit(page, "%llu\n", ld->track.stats.mem_bytes +
@@ -952,6 +1082,7 @@ LT_ATTR_RW(media_bytes_written);
 LT_ATTR_WO(replan);
 LT_ATTR_RW(auto_plan);
 LT_ATTR_RO(range_size);
+LT_ATTR_RO(sample_shift);
 LT_ATTR_RO(memory);
 
 static struct attribute *lt_attrs[] = {
@@ -961,6 +1092,7 @@ static struct attribute *lt_attrs[] = {
 	&lt_attr_replan.attr,
 	&lt_attr_auto_plan.attr,
 	&lt_attr_range_size.attr,
+	&lt_attr_sample_shift.attr,
 	&lt_attr_memory.attr,
 	NULL,
 };
@@ -997,6 +1129,7 @@ static void lt_free(struct lt_disk *ld)
 	free_percpu(ld->log);
 	kfree(ld->cursor);
 	free_cpumask_var(ld->logged);
+	free_cpumask_var(ld->skipped);
 	lt_track_exit(&ld->track);
 	kvfree(ld);
 }
@@ -1026,7 +1159,7 @@ static int lt_labels_show(struct seq_file *m, void *v)
 					 lockdep_is_held(&ld->plan_mutex));
 	seq_puts(m, "label tenant cgroup hint source class bytes survival stream histogram\n");
 	spin_lock_irq(&ld->lock);
-	lt_replay(ld);
+	lt_replay(ld, true);
 	for (i = 1; i < LT_MAX_LABELS; i++) {
 		const struct lt_label *l = &ld->track.label[i];
 		u64 key = l->key;
@@ -1061,7 +1194,7 @@ static int lt_layout_show(struct seq_file *m, void *v)
 	u64 p;
 
 	spin_lock_irq(&ld->lock);
-	lt_replay(ld);
+	lt_replay(ld, true);
 	spin_unlock_irq(&ld->lock);
 	mutex_lock(&ld->plan_mutex);
 	inst = rcu_dereference_protected(ld->layout,
@@ -1112,7 +1245,7 @@ static int lt_stats_show(struct seq_file *m, void *v)
 	unsigned int i, cpu;
 
 	spin_lock_irq(&ld->lock);
-	lt_replay(ld);
+	lt_replay(ld, true);
 	st = ld->track.stats;
 	spin_unlock_irq(&ld->lock);
 	seq_printf(m, "tracking %s\nranges %llu\nrange_bytes %llu\nmemory_bytes %llu\n",
@@ -1123,6 +1256,8 @@ static int lt_stats_show(struct seq_file *m, void *v)
 		   st.orphan_bytes, st.dropped_bytes, st.label_overflow);
 	seq_printf(m, "labels_retired %llu\ntracking_off %u\nalloc_failed %u\n",
 		   st.labels_retired, st.off, st.alloc_failed);
+	seq_printf(m, "sample_shift %u\nskipped_bytes %llu\n",
+		   ld->track.sample_shift, lt_skipped_pages(ld) << LT_PAGE_SHIFT);
 	for (i = 0; i <= LT_MAX_STREAMS; i++) {
 		u64 p = 0;
 
@@ -1157,7 +1292,8 @@ static int lt_init_disk(struct gendisk *disk, void **data)
 	ld->log = alloc_percpu(struct lt_log);
 	ld->cursor = kcalloc(nr_cpu_ids, sizeof(*ld->cursor), GFP_KERNEL);
 	if (!ld->snap || !ld->scratch || !ld->log || !ld->cursor ||
-	    !zalloc_cpumask_var(&ld->logged, GFP_KERNEL)) {
+	    !zalloc_cpumask_var(&ld->logged, GFP_KERNEL) ||
+	    !zalloc_cpumask_var(&ld->skipped, GFP_KERNEL)) {
 		ret = -ENOMEM;
 		goto out_put;
 	}
@@ -1168,6 +1304,8 @@ static int lt_init_disk(struct gendisk *disk, void **data)
 	 * placement; the disk still takes the policy, and its stats say so.
 	 */
 	ret = lt_track_init(&ld->track, get_capacity(disk), range_size, mem_cap);
+	if (!ret)
+		ret = lt_track_set_sample(&ld->track, READ_ONCE(sample_shift));
 	if (ret)
 		goto out_put;
 	if (!ld->track.on)

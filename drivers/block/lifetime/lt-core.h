@@ -49,6 +49,8 @@
 #define LT_MAX_RANGE_SHIFT	26			/* 64 MiB */
 #define LT_TARGET_RANGES_SHIFT	22	/* aim for capacity / 2^22 ranges */
 #define LT_DEFAULT_MEM_CAP	(64ULL << 20)
+#define LT_MAX_SAMPLE_SHIFT	6	/* track at least 1 range in 64 */
+#define LT_DEFAULT_SAMPLE_SHIFT	3	/* 1 range in 8 */
 
 /*
  * Ages are kept in the owner table as u32 counts of (1 << time_shift)
@@ -117,7 +119,8 @@ enum lt_label_flags {
  * @flags: &enum lt_label_flags
  * @idle: lt_track_age() calls since the label last wrote
  * @refs: owner table entries that name this label
- * @bytes: bytes written, decayed by lt_track_age()
+ * @bytes: bytes written into tracked ranges (all bytes when tracking is
+ *	off), decayed by lt_track_age()
  * @last_write: host clock (pages) of the label's last write
  * @hist: bytes that died at an age (pages) in each bin, decayed like
  *	@bytes; bin 0 is age 0 and bin k >= 1 holds ages in
@@ -136,7 +139,7 @@ struct lt_label {
 
 /**
  * struct lt_track_stats - counters of one tracker
- * @host_bytes: bytes written to the disk, seen by lt_track_write()
+ * @host_bytes: bytes of the writes given to lt_track_write()
  * @discard_bytes: bytes discarded or zeroed
  * @dead_bytes: bytes whose death was charged to a label
  * @orphan_bytes: bytes that died while owned by a retired label
@@ -177,6 +180,8 @@ struct lt_track_stats {
  * @range_shift: log2 of the range size in bytes
  * @sub_shift: log2 of the sub-block size in bytes
  * @time_shift: log2 of the owner table's time unit in pages
+ * @sample_shift: one range in 2^@sample_shift is tracked (see
+ *	lt_range_sampled()); 0 tracks them all
  * @on: the owner table exists and deaths are tracked
  * @nr_free: free label slots on @free
  * @free: stack of free label slots
@@ -192,6 +197,7 @@ struct lt_track {
 	u8 range_shift;
 	u8 sub_shift;
 	u8 time_shift;
+	u8 sample_shift;
 	bool on;
 	u16 nr_free;
 	u16 free[LT_MAX_LABELS];
@@ -375,6 +381,8 @@ unsigned int lt_track_time_shift(u64 capacity);
 int lt_track_init(struct lt_track *t, u64 nr_sectors, u32 range_size,
 		  u64 mem_cap);
 void lt_track_exit(struct lt_track *t);
+int lt_track_set_sample(struct lt_track *t, unsigned int shift);
+bool lt_track_sampled(const struct lt_track *t, u64 sector, u32 nr_sectors);
 u16 lt_label_get(struct lt_track *t, u64 key, u16 tenant);
 void lt_track_write(struct lt_track *t, u64 sector, u32 nr_sectors,
 		    u16 label, u64 now);

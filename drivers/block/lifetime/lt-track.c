@@ -71,6 +71,17 @@
  * the window (a window that starts empty would need one: early in it,
  * old data cannot have died yet).
  *
+ * Sampling.  With sample_shift s > 0, only the ranges whose index hashes
+ * into one of 2^s buckets are tracked, as spatial sampling estimates
+ * cache miss ratios: a range is in or out for good, so every write and
+ * death of a tracked range is seen and ages stay exact.  A label's bytes
+ * and deaths both count only what falls in tracked ranges, so survival,
+ * their ratio, is unbiased; what changes is its variance, which grows as
+ * a label covers fewer tracked ranges (a label that never touches one
+ * has no statistics and keeps its tenant's stream).  The caller may then
+ * skip, before any locking, the writes that lt_track_sampled() says touch
+ * no tracked range, and must still advance its clock by their pages.
+ *
  * Cost.  A write or discard costs O(1) per range it touches and a lookup
  * O(1) probes; lt_track_age() is O(LT_MAX_LABELS) and lt_track_sweep() is
  * bounded by its budget.  The caller serialises all calls on a tracker.
@@ -245,6 +256,61 @@ int lt_track_init(struct lt_track *t, u64 nr_sectors, u32 range_size,
 	t->stats.ranges = t->nr_ranges;
 	t->stats.range_bytes = 1ULL << shift;
 	return 0;
+}
+
+/**
+ * lt_track_set_sample() - track one range in 2^@shift
+ * @t: tracker, before its first write
+ * @shift: log2 of the sampling period, at most LT_MAX_SAMPLE_SHIFT
+ *
+ * Return: 0, or -EINVAL if @shift is too large.
+ */
+int lt_track_set_sample(struct lt_track *t, unsigned int shift)
+{
+	if (shift > LT_MAX_SAMPLE_SHIFT)
+		return -EINVAL;
+	t->sample_shift = shift;
+	return 0;
+}
+
+/* Is range @r tracked?  The top bits of a multiplicative hash. */
+static inline bool lt_range_sampled(const struct lt_track *t, u64 r)
+{
+	return !t->sample_shift ||
+	       !((r * 0x9e3779b97f4a7c15ULL) >> (64 - t->sample_shift));
+}
+
+/**
+ * lt_track_sampled() - does a write or discard touch a tracked range?
+ * @t: tracker
+ * @sector: first sector
+ * @nr_sectors: length in sectors
+ *
+ * Reads only what lt_track_init() and lt_track_set_sample() set, so it
+ * may run without the caller's lock.  When tracking is off every write
+ * counts as sampled, since labels still count written bytes.
+ *
+ * Return: true if lt_track_write() or lt_track_discard() of the same
+ * sectors would change the owner table or the labels.
+ */
+bool lt_track_sampled(const struct lt_track *t, u64 sector, u32 nr_sectors)
+{
+	u64 r, last;
+
+	if (!t->on || !t->sample_shift)
+		return true;
+	if (!nr_sectors || sector >= (t->capacity >> LT_SECTOR_SHIFT))
+		return false;
+	r = (sector << LT_SECTOR_SHIFT) >> t->range_shift;
+	last = min(((sector + nr_sectors) << LT_SECTOR_SHIFT) - 1,
+		   t->capacity - 1) >> t->range_shift;
+	/* A long write almost surely holds one: skip the search. */
+	if (last - r >= (4U << t->sample_shift))
+		return true;
+	for (; r <= last; r++)
+		if (lt_range_sampled(t, r))
+			return true;
+	return false;
 }
 
 /**
@@ -478,23 +544,30 @@ void lt_track_write(struct lt_track *t, u64 sector, u32 nr_sectors,
 		return;
 
 	l = &t->label[label];
-	l->bytes += end - start;
-	l->last_write = now;
-	l->idle = 0;
 	t->stats.host_bytes += end - start;
-	if (!t->on)
+	if (!t->on) {
+		l->bytes += end - start;
+		l->last_write = now;
+		l->idle = 0;
 		return;
+	}
 
 	ntime = (u32)(now >> t->time_shift);
 	last = (end - 1) >> t->range_shift;
 	for (r = start >> t->range_shift; r <= last; r++) {
 		u16 mask;
 
+		if (!lt_range_sampled(t, r))
+			continue;
 		base = r << t->range_shift;
 		a = max(start, base) - base;
 		b = min(end, base + (1ULL << t->range_shift)) - base;
 		mask = lt_sub_mask(a >> t->sub_shift, (b - 1) >> t->sub_shift);
 		lt_owner_write(t, &t->owner[r], mask, b - a, label, ntime);
+		/* Bytes count where deaths can be seen: in tracked ranges. */
+		l->bytes += b - a;
+		l->last_write = now;
+		l->idle = 0;
 	}
 }
 
@@ -528,6 +601,8 @@ void lt_track_discard(struct lt_track *t, u64 sector, u32 nr_sectors,
 		u16 dead;
 		u64 bytes;
 
+		if (!lt_range_sampled(t, r))
+			continue;
 		base = r << t->range_shift;
 		a = max(start, base) - base;
 		b = min(end, base + range) - base;

@@ -4,7 +4,8 @@
  * and planner, and write the trace again with the streams the policy
  * would have chosen, for fdp-sim to turn into WAF.
  *
- *   lt_replay --capacity BYTES [--streams N] [--reclaim-age BYTES] TRACE
+ *   lt_replay --capacity BYTES [--streams N] [--reclaim-age BYTES]
+ *             [--sample-shift S] TRACE
  *
  * A trace carries each write's cgroup and the rule that placed it, not its
  * file or hint, so the replay labels a write by its cgroup (and, for the
@@ -15,7 +16,8 @@
  * the layout is checked every quarter of the reclaim age (by default the
  * capacity) and planned for the kernel's reasons (lt_plan_due()): the
  * active tenants changed, a tenant's lifetimes showed, or a reclaim age
- * passed since the last plan.
+ * passed since the last plan.  Like the kernel by default, the tracker
+ * follows one range in 2^S (--sample-shift, 0 for all of them).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -138,12 +140,13 @@ int main(int argc, char **argv)
 		{ "capacity", required_argument, NULL, 'c' },
 		{ "streams", required_argument, NULL, 's' },
 		{ "reclaim-age", required_argument, NULL, 'r' },
+		{ "sample-shift", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	static struct lt_replay r;
 	u64 capacity = 0, age = 0;
-	unsigned int max_streams = 8, i;
+	unsigned int max_streams = 8, sample = LT_DEFAULT_SAMPLE_SHIFT, i;
 	char line[512];
 	unsigned long lineno = 0;
 	FILE *f;
@@ -160,9 +163,12 @@ int main(int argc, char **argv)
 		case 'r':
 			age = parse_size(optarg);
 			break;
+		case 'S':
+			sample = strtoul(optarg, NULL, 0);
+			break;
 		default:
 			fprintf(c == 'h' ? stdout : stderr,
-				"usage: lt_replay --capacity BYTES [--streams N] [--reclaim-age BYTES] TRACE\n");
+				"usage: lt_replay --capacity BYTES [--streams N] [--reclaim-age BYTES] [--sample-shift S] TRACE\n");
 			return c == 'h' ? 0 : 2;
 		}
 	}
@@ -180,6 +186,11 @@ int main(int argc, char **argv)
 	if (lt_track_init(&r.t, capacity >> LT_SECTOR_SHIFT, 0, LT_DEFAULT_MEM_CAP)) {
 		fprintf(stderr, "lt_replay: cannot set up the tracker\n");
 		return 1;
+	}
+	if (lt_track_set_sample(&r.t, sample)) {
+		fprintf(stderr, "lt_replay: --sample-shift is at most %u\n",
+			LT_MAX_SAMPLE_SHIFT);
+		return 2;
 	}
 	for (i = 2; i <= max_streams; i++)
 		r.streams[r.nr_streams++] = i;

@@ -1041,6 +1041,107 @@ static void lt_test_plan_due(LT_TEST_CTX *test)
 	LT_EXPECT(test, !lt_plan_due(&c));
 }
 
+/* xorshift64: a fixed pseudo-random sequence for the cases. */
+static u64 lt_test_rand(u64 *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * A sampled tracker follows one range in 2^s for good: a write or discard
+ * changes it exactly when lt_track_sampled() says so, and survival from
+ * the tracked ranges is close to survival from all of them.
+ */
+static void lt_test_sampling(LT_TEST_CTX *test)
+{
+	struct lt_track *all = lt_test_track(test, LT_GIB, 0, LT_DEFAULT_MEM_CAP);
+	struct lt_track *t = lt_test_track(test, LT_GIB, 0, LT_DEFAULT_MEM_CAP);
+	u64 r, n = 0, x = 1, before, sect, page, age = 1ULL << 16;
+	unsigned int i, shift;
+	u16 a, lbl[2][2];
+	u32 s0, s1;
+	bool s;
+
+	if (!all || !t)
+		return;
+	LT_EXPECT_EQ(test, lt_track_set_sample(t, LT_MAX_SAMPLE_SHIFT + 1),
+		     -EINVAL);
+	LT_EXPECT_EQ(test, lt_track_set_sample(t, 2), 0);
+	LT_EXPECT(test, lt_track_sampled(all, 12345, 8));
+
+	a = lt_label_get(t, 0xa, 1);
+	shift = t->range_shift - LT_SECTOR_SHIFT;
+	for (r = 0; r < t->nr_ranges; r++) {
+		before = t->label[a].bytes;
+		s = lt_track_sampled(t, r << shift, LT_SECT(4 * LT_KIB));
+		lt_track_write(t, r << shift, LT_SECT(4 * LT_KIB), a, r);
+		n += s;
+		if (!LT_EXPECT_EQ(test, t->label[a].bytes - before,
+				  s ? 4 * LT_KIB : 0))
+			break;
+	}
+	/* About a quarter, spread over the disk. */
+	LT_EXPECT(test, n * 100 >= t->nr_ranges * 23 &&
+		  n * 100 <= t->nr_ranges * 27);
+	LT_EXPECT_EQ(test, t->stats.host_bytes, t->nr_ranges * 4 * LT_KIB);
+	lt_track_discard(t, 0, LT_SECT(LT_GIB), t->nr_ranges);
+	LT_EXPECT_EQ(test, t->stats.dead_bytes, n * 4 * LT_KIB);
+	LT_EXPECT(test, !lt_track_sampled(t, LT_SECT(LT_GIB), 8));
+	LT_EXPECT(test, !lt_track_sampled(t, 0, 0));
+	LT_EXPECT(test, lt_track_sampled(t, 0, LT_SECT(64 * LT_MIB)));
+	LT_EXPECT_EQ(test, lt_track_check(t), 0);
+	lt_track_exit(t);
+
+	/*
+	 * A hot label rewrites 64 MiB and a cold one 512 MiB, 7 to 1, at
+	 * random 4 KiB pages, after each wrote its region once.  Survival
+	 * at 2^16 pages is about 0.03 and 0.94; one range in 8 must give
+	 * it within 0.04.
+	 */
+	t = lt_test_track(test, LT_GIB, 0, LT_DEFAULT_MEM_CAP);
+	if (!t)
+		return;
+	LT_EXPECT_EQ(test, lt_track_set_sample(t, 3), 0);
+	for (i = 0; i < 2; i++) {
+		struct lt_track *k = i ? t : all;
+
+		lbl[i][0] = lt_label_get(k, 0x40, 1);
+		lbl[i][1] = lt_label_get(k, 0xc0, 1);
+		lt_track_write(k, 0, LT_SECT(64 * LT_MIB), lbl[i][0], 0);
+		lt_track_write(k, LT_SECT(512 * LT_MIB), LT_SECT(512 * LT_MIB),
+			       lbl[i][1], 0);
+	}
+	for (page = 1; page <= 1ULL << 18; page++) {
+		bool hot = lt_test_rand(&x) % 8;
+		u64 span = hot ? 64 * LT_MIB : 512 * LT_MIB;
+
+		sect = LT_SECT((lt_test_rand(&x) % (span >> LT_PAGE_SHIFT))
+			       << LT_PAGE_SHIFT);
+		if (!hot)
+			sect += LT_SECT(512 * LT_MIB);
+		lt_track_write(all, sect, 8, lbl[0][!hot], page);
+		lt_track_write(t, sect, 8, lbl[1][!hot], page);
+	}
+	for (i = 0; i < 2; i++) {
+		const struct lt_label *l0 = &all->label[lbl[0][i]];
+		const struct lt_label *l1 = &t->label[lbl[1][i]];
+
+		s0 = lt_survival(l0->bytes, lt_dead_before(l0->hist, age));
+		s1 = lt_survival(l1->bytes, lt_dead_before(l1->hist, age));
+		LT_EXPECT(test, s0 < s1 + LT_SURV_ONE / 25 &&
+			  s1 < s0 + LT_SURV_ONE / 25);
+		LT_EXPECT(test, i ? s0 > LT_SURV_ONE * 9 / 10 :
+			  s0 < LT_SURV_ONE / 10);
+	}
+	LT_EXPECT(test, t->label[lbl[1][0]].bytes * 6 < all->label[lbl[0][0]].bytes);
+	LT_EXPECT_EQ(test, lt_track_check(t), 0);
+	lt_track_exit(t);
+	lt_track_exit(all);
+}
+
 static const struct lt_test_case lt_test_table[] = {
 	{ "owner_size", lt_test_owner_size },
 	{ "mem_cap", lt_test_mem_cap },
@@ -1052,6 +1153,7 @@ static const struct lt_test_case lt_test_table[] = {
 	{ "label_table", lt_test_label_table },
 	{ "decay", lt_test_decay },
 	{ "survival", lt_test_survival },
+	{ "sampling", lt_test_sampling },
 	{ "log_merge", lt_test_log_merge },
 	{ "plan_shared_node", lt_test_plan_shared_node },
 	{ "plan_budget", lt_test_plan_budget },

@@ -57,6 +57,7 @@ static void lt_kunit_free_disk(void *data)
 	free_percpu(ld->log);
 	kfree(ld->cursor);
 	free_cpumask_var(ld->logged);
+	free_cpumask_var(ld->skipped);
 	lt_track_exit(&ld->track);
 	kvfree(ld);
 }
@@ -73,6 +74,7 @@ static struct lt_disk *lt_kunit_disk(struct kunit *test)
 	ld->cursor = kcalloc(nr_cpu_ids, sizeof(*ld->cursor), GFP_KERNEL);
 	if (!ld->log || !ld->cursor ||
 	    !zalloc_cpumask_var(&ld->logged, GFP_KERNEL) ||
+	    !zalloc_cpumask_var(&ld->skipped, GFP_KERNEL) ||
 	    lt_track_init(&ld->track, LT_GIB >> LT_SECTOR_SHIFT, 0,
 			  LT_DEFAULT_MEM_CAP)) {
 		lt_kunit_free_disk(ld);
@@ -106,7 +108,7 @@ static bool lt_kunit_log(struct lt_disk *ld, unsigned int cpu, u64 stamp,
 static void lt_kunit_replay_all(struct lt_disk *ld)
 {
 	spin_lock_irq(&ld->lock);
-	lt_replay(ld);
+	lt_replay(ld, true);
 	spin_unlock_irq(&ld->lock);
 }
 
@@ -190,10 +192,53 @@ static void lt_kunit_replay_cpus(struct kunit *test)
 	lt_kunit_replay_order(test, ld, c0, c1);
 }
 
+/*
+ * Writes that touch no tracked range are only counted: a replay adds
+ * their pages to the clock and their tenants' activity once, and a CPU
+ * whose skipped pages reach the log's limit replays by itself.
+ */
+static void lt_kunit_skip(struct kunit *test)
+{
+	struct lt_disk *ld = lt_kunit_disk(test);
+	struct bio bio;
+	unsigned int i;
+
+	bio_init(&bio, NULL, NULL, 0, REQ_OP_WRITE);
+	bio.bi_iter.bi_size = 8 * LT_KIB;
+	ld->nr_tenants = 3;
+	for (i = 0; i < 5; i++)
+		lt_skip(ld, &bio, 2);
+	KUNIT_EXPECT_EQ(test, ld->now, 0);
+	KUNIT_EXPECT_FALSE(test, cpumask_empty(ld->skipped));
+	spin_lock_irq(&ld->lock);
+	lt_replay(ld, false);
+	spin_unlock_irq(&ld->lock);
+	KUNIT_EXPECT_EQ(test, ld->now, 10);
+	KUNIT_EXPECT_EQ(test, ld->act[0][2], 10);
+	KUNIT_EXPECT_EQ(test, ld->act[0][1], 0);
+	KUNIT_EXPECT_TRUE(test, cpumask_empty(ld->skipped));
+	/* Folded once: a full replay adds nothing more. */
+	lt_kunit_replay_all(ld);
+	KUNIT_EXPECT_EQ(test, ld->now, 10);
+	KUNIT_EXPECT_EQ(test, lt_skipped_pages(ld), 10);
+
+	/* The fourth page past the last fold replays. */
+	ld->log_pages = 8;
+	for (i = 0; i < 3; i++)
+		lt_skip(ld, &bio, 1);
+	KUNIT_EXPECT_EQ(test, ld->now, 10);
+	lt_skip(ld, &bio, 1);
+	KUNIT_EXPECT_EQ(test, ld->now, 18);
+	KUNIT_EXPECT_EQ(test, ld->act[0][1], 8);
+	/* Nothing reached the tracker. */
+	KUNIT_EXPECT_EQ(test, ld->track.stats.host_bytes, 0);
+}
+
 static struct kunit_case lt_kunit_cases[] = {
 	KUNIT_CASE_PARAM(lt_kunit_run, lt_kunit_gen_params),
 	KUNIT_CASE(lt_kunit_replay),
 	KUNIT_CASE(lt_kunit_replay_cpus),
+	KUNIT_CASE(lt_kunit_skip),
 	{}
 };
 

@@ -145,6 +145,13 @@ setup_fs() {
 layout() { cat $dbg/layout 2>/dev/null; }
 layout_val() { layout | awk -v k="$1" '$1 == k { print $2; exit }'; }
 
+# The policy's module parameters, for disks that select it afterwards.
+param() {	# NAME
+	local m=blk_lifetime
+	[ -d /sys/module/$m ] || m=lifetime
+	echo /sys/module/$m/parameters/$1
+}
+
 start_policy() {	# RECLAIM_AGE_BYTES
 	echo none >$q/write_stream_policy
 	echo lifetime >$q/write_stream_policy || return 1
@@ -154,7 +161,7 @@ start_policy() {	# RECLAIM_AGE_BYTES
 echo "+io +memory" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 mkdir -p $top
 echo "+io +memory" >$top/cgroup.subtree_control 2>/dev/null
-echo "1..18"
+echo "1..19"
 
 load_module || bail "no lifetime policy: built in, loaded, or at \$LIFETIME_KO"
 
@@ -189,8 +196,12 @@ check "the tenant's layout has two classes" \
 umount $mnt
 
 # --- direct writes are classed by their file, as buffered ones are -------
+# Every range tracked, so that the label's bytes are all the file's.
 setup_fs || bail "cannot make ext4 on $disk"
+old_shift=$(cat "$(param sample_shift)")
+echo 0 >"$(param sample_shift)"
 start_policy $((8 * MiB))
+echo "$old_shift" >"$(param sample_shift)"
 in_cg t2 true
 cg2=$(stat -c %i $top/t2)
 in_cg t2 append $MiB $mnt/file.bin
@@ -373,8 +384,7 @@ umount $mnt
 
 # --- no memory for the owner table: no placement, counted ----------------
 echo none >$q/write_stream_policy
-cap=/sys/module/blk_lifetime/parameters/mem_cap
-[ -w $cap ] || cap=/sys/module/lifetime/parameters/mem_cap
+cap=$(param mem_cap)
 old_cap=$(cat $cap)
 echo 16 >$cap
 echo lifetime >$q/write_stream_policy
@@ -386,6 +396,25 @@ check "an owner table over the memory cap means no placement, and is counted" \
 	sh -c "grep -q '^tracking off' $dbg/stats &&
 	       grep -q '^tracking_off 1' $dbg/stats && [ '$h' = 0 ]"
 echo "$old_cap" >$cap
+echo none >$q/write_stream_policy
+
+# --- one range in 8 tracked: writes that miss them are only counted ------
+# 16 MiB of 4 KiB direct writes in order: about 7/8 of them touch no
+# tracked range and are only counted, yet the clock sees every page.
+old_shift=$(cat "$(param sample_shift)")
+echo 3 >"$(param sample_shift)"
+echo lifetime >$q/write_stream_policy
+in_cg t1 dd if=/dev/zero of=/dev/$disk bs=4k count=4096 oflag=direct status=none
+read -r hb sb < <(awk '$1 == "host_bytes" { h = $2 } $1 == "skipped_bytes" { s = $2 }
+	END { print h + 0, s + 0 }' $dbg/stats)
+clk=$(layout_val host_bytes)
+diag "sample_shift $(cat $lt/sample_shift): tracked $hb, only counted $sb," \
+	"clock $clk of $((16 * MiB)) bytes"
+check "with one range in 8 tracked, the rest is only counted and the clock sees all" \
+	sh -c "[ \$(cat $lt/sample_shift) = 3 ] && [ $((hb + sb)) = $((16 * MiB)) ] &&
+	       [ $sb -ge $((16 * MiB * 3 / 4)) ] && [ $sb -le $((16 * MiB * 15 / 16)) ] &&
+	       [ '$clk' = $((16 * MiB)) ]"
+echo "$old_shift" >"$(param sample_shift)"
 echo none >$q/write_stream_policy
 
 # --- disk removal under running writes -----------------------------------
