@@ -140,7 +140,8 @@ struct lt_label {
 /**
  * struct lt_track_stats - counters of one tracker
  * @host_bytes: bytes of the writes given to lt_track_write()
- * @discard_bytes: bytes discarded or zeroed
+ * @discard_bytes: bytes of the discards and write zeroes given to
+ *	lt_track_discard()
  * @dead_bytes: bytes whose death was charged to a label
  * @orphan_bytes: bytes that died while owned by a retired label
  * @dropped_bytes: live bytes the ownership rule stopped tracking
