@@ -289,13 +289,12 @@ static u32 lt_dentry_class(struct dentry *de, char *name)
 		h = lt_pattern(s, strnlen(s, len), h, name, &n);
 	}
 	h = h * 31 + '/';
-	if (name && n < LT_NAME_LEN - 1)
+	if (n < LT_NAME_LEN - 1)
 		name[n++] = '/';
 	len = min(READ_ONCE(de->d_name.len), 64U);
 	s = READ_ONCE(de->d_name.name);
 	h = lt_pattern(s, strnlen(s, len), h, name, &n);
-	if (name)
-		name[n] = 0;
+	name[n] = 0;
 	return h;
 }
 
@@ -707,18 +706,19 @@ static unsigned int lt_label_stream(const struct lt_installed *inst, u64 key,
  */
 static u64 lt_write(struct lt_disk *ld, struct bio *bio, u16 *tenant)
 {
-	char name[LT_NAME_LEN] = { };
 	u64 key;
 
 	*tenant = lt_tenant(ld, lt_bio_cgroup(bio));
-	if (!lt_track_sampled(&ld->track, bio->bi_iter.bi_sector,
-			      bio_sectors(bio))) {
-		key = lt_bio_key(bio, NULL);
-		lt_skip(ld, bio, *tenant);
+	if (lt_track_sampled(&ld->track, bio->bi_iter.bi_sector,
+			     bio_sectors(bio))) {
+		char name[LT_NAME_LEN] = { };
+
+		key = lt_bio_key(bio, name);
+		lt_log(ld, bio, key, *tenant, name);
 		return key;
 	}
-	key = lt_bio_key(bio, name);
-	lt_log(ld, bio, key, *tenant, name);
+	key = lt_bio_key(bio, NULL);
+	lt_skip(ld, bio, *tenant);
 	return key;
 }
 
@@ -1306,6 +1306,9 @@ static int lt_init_disk(struct gendisk *disk, void **data)
 	ret = lt_track_init(&ld->track, get_capacity(disk), range_size, mem_cap);
 	if (!ret)
 		ret = lt_track_set_sample(&ld->track, READ_ONCE(sample_shift));
+	if (ret == -EINVAL)
+		pr_warn("%s: lifetime: range_size=%u or sample_shift=%u out of range\n",
+			disk->disk_name, range_size, sample_shift);
 	if (ret)
 		goto out_put;
 	if (!ld->track.on)

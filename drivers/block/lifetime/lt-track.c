@@ -273,11 +273,10 @@ int lt_track_set_sample(struct lt_track *t, unsigned int shift)
 	return 0;
 }
 
-/* Is range @r tracked?  The top bits of a multiplicative hash. */
+/* Is range @r tracked?  Its hash falls in bucket 0 of 2^sample_shift. */
 static inline bool lt_range_sampled(const struct lt_track *t, u64 r)
 {
-	return !t->sample_shift ||
-	       !((r * 0x9e3779b97f4a7c15ULL) >> (64 - t->sample_shift));
+	return !t->sample_shift || !hash_64(r, t->sample_shift);
 }
 
 /**
@@ -536,6 +535,7 @@ void lt_track_write(struct lt_track *t, u64 sector, u32 nr_sectors,
 	u64 start, end, r, last, base;
 	struct lt_label *l;
 	u32 ntime, a, b;
+	u64 tracked = 0;
 
 	if (label >= LT_MAX_LABELS || !(t->label[label].flags & LT_LABEL_USED) ||
 	    (t->label[label].flags & LT_LABEL_DRAINING))
@@ -546,10 +546,8 @@ void lt_track_write(struct lt_track *t, u64 sector, u32 nr_sectors,
 	l = &t->label[label];
 	t->stats.host_bytes += end - start;
 	if (!t->on) {
-		l->bytes += end - start;
-		l->last_write = now;
-		l->idle = 0;
-		return;
+		tracked = end - start;
+		goto account;
 	}
 
 	ntime = (u32)(now >> t->time_shift);
@@ -564,11 +562,15 @@ void lt_track_write(struct lt_track *t, u64 sector, u32 nr_sectors,
 		b = min(end, base + (1ULL << t->range_shift)) - base;
 		mask = lt_sub_mask(a >> t->sub_shift, (b - 1) >> t->sub_shift);
 		lt_owner_write(t, &t->owner[r], mask, b - a, label, ntime);
-		/* Bytes count where deaths can be seen: in tracked ranges. */
-		l->bytes += b - a;
-		l->last_write = now;
-		l->idle = 0;
+		tracked += b - a;
 	}
+	/* Bytes count where deaths can be seen: in tracked ranges. */
+	if (!tracked)
+		return;
+account:
+	l->bytes += tracked;
+	l->last_write = now;
+	l->idle = 0;
 }
 
 /**
