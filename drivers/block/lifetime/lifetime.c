@@ -887,7 +887,7 @@ static void lt_workfn(struct work_struct *work)
 		lt_track_age(&ld->track);
 	}
 	lt_track_sweep(&ld->track, ld->now,
-		       DIV_ROUND_UP(ld->track.nr_ranges, LT_QUARTERS));
+		       DIV_ROUND_UP(ld->track.nr_slots, LT_QUARTERS));
 	memcpy(ld->snap, ld->track.label, sizeof(*ld->snap) * LT_MAX_LABELS);
 	memcpy(ld->next->key, ld->label_key, sizeof(ld->label_key));
 	now = ld->now;
@@ -1303,9 +1303,8 @@ static int lt_init_disk(struct gendisk *disk, void **data)
 	 * Without an owner table within the cap there is no tracking and no
 	 * placement; the disk still takes the policy, and its stats say so.
 	 */
-	ret = lt_track_init(&ld->track, get_capacity(disk), range_size, mem_cap);
-	if (!ret)
-		ret = lt_track_set_sample(&ld->track, READ_ONCE(sample_shift));
+	ret = lt_track_init(&ld->track, get_capacity(disk), range_size,
+			    READ_ONCE(sample_shift), mem_cap);
 	if (ret == -EINVAL)
 		pr_warn("%s: lifetime: range_size=%u or sample_shift=%u out of range\n",
 			disk->disk_name, range_size, sample_shift);

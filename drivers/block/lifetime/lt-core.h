@@ -149,7 +149,8 @@ struct lt_label {
  * @labels_retired: labels retired for being idle
  * @sweep_passes: complete passes of lt_track_sweep() over the table
  * @mem_bytes: memory held by the owner and label tables
- * @ranges: ranges in the owner table, 0 when tracking is off
+ * @ranges: tracked ranges, one per owner table entry; 0 when tracking is
+ *	off
  * @range_bytes: size of one range
  * @off: times the owner table could not be set up within the memory cap
  * @alloc_failed: failed allocations: of the owner table (tracking is off)
@@ -173,16 +174,18 @@ struct lt_track_stats {
 
 /**
  * struct lt_track - death tracker of one disk
- * @owner: owner table, one entry per range; NULL when tracking is off
+ * @owner: owner table, one entry per tracked range; NULL when tracking is
+ *	off
  * @label: label table, LT_MAX_LABELS slots, slot 0 the unknown label
  * @capacity: disk size in bytes
- * @nr_ranges: entries in @owner
+ * @nr_ranges: ranges on the disk
+ * @nr_slots: entries in @owner: one per block of 2^@sample_shift ranges
  * @sweep_pos: next entry lt_track_sweep() visits
  * @range_shift: log2 of the range size in bytes
  * @sub_shift: log2 of the sub-block size in bytes
  * @time_shift: log2 of the owner table's time unit in pages
- * @sample_shift: one range in 2^@sample_shift is tracked (see
- *	lt_range_sampled()); 0 tracks them all
+ * @sample_shift: one range in each block of 2^@sample_shift is tracked
+ *	(see lt_range_slot()); 0 tracks them all
  * @on: the owner table exists and deaths are tracked
  * @nr_free: free label slots on @free
  * @free: stack of free label slots
@@ -194,6 +197,7 @@ struct lt_track {
 	struct lt_label *label;
 	u64 capacity;
 	u64 nr_ranges;
+	u64 nr_slots;
 	u64 sweep_pos;
 	u8 range_shift;
 	u8 sub_shift;
@@ -377,12 +381,12 @@ struct lt_plan_work {
 };
 
 /* lt-track.c */
-int lt_track_range_shift(u64 nr_sectors, u32 range_size, u64 mem_cap);
+int lt_track_range_shift(u64 nr_sectors, u32 range_size,
+			 unsigned int sample_shift, u64 mem_cap);
 unsigned int lt_track_time_shift(u64 capacity);
 int lt_track_init(struct lt_track *t, u64 nr_sectors, u32 range_size,
-		  u64 mem_cap);
+		  unsigned int sample_shift, u64 mem_cap);
 void lt_track_exit(struct lt_track *t);
-int lt_track_set_sample(struct lt_track *t, unsigned int shift);
 bool lt_track_sampled(const struct lt_track *t, u64 sector, u32 nr_sectors);
 u16 lt_label_get(struct lt_track *t, u64 key, u16 tenant);
 void lt_track_write(struct lt_track *t, u64 sector, u32 nr_sectors,

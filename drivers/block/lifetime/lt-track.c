@@ -71,10 +71,14 @@
  * the window (a window that starts empty would need one: early in it,
  * old data cannot have died yet).
  *
- * Sampling.  With sample_shift s > 0, only the ranges whose index hashes
- * into one of 2^s buckets are tracked, as spatial sampling estimates
- * cache miss ratios: a range is in or out for good, so every write and
- * death of a tracked range is seen and ages stay exact.  A label's bytes
+ * Sampling.  With sample_shift s > 0, the ranges go in blocks of 2^s and
+ * each block tracks one of them, at the offset a hash of the block's
+ * index picks, as spatial sampling estimates cache miss ratios.  The
+ * owner table holds only the tracked ranges, one entry per block, so it
+ * costs 8 bytes per tracked range.  A range is in or out for good, so
+ * every write and death of a tracked range is seen and ages stay exact.
+ * The hash keeps strided access patterns from lining up with the
+ * samples; the blocks keep the samples spread evenly over the disk.  A label's bytes
  * and deaths both count only what falls in tracked ranges, so survival,
  * their ratio, is unbiased; what changes is its variance, which grows as
  * a label covers fewer tracked ranges (a label that never touches one
@@ -136,17 +140,19 @@ const struct lt_rec *lt_log_next(struct lt_log_cursor *c, unsigned int n)
  * lt_track_range_shift() - choose the range size of an owner table
  * @nr_sectors: disk size in sectors
  * @range_size: requested range size in bytes, 0 for the default
+ * @sample_shift: one range in 2^@sample_shift is tracked
  * @mem_cap: most bytes the owner table may take
  *
  * The default is the smallest power of two that is at least 64 KiB and
  * capacity / 2^22; a requested size replaces it.  The size then doubles
- * until the table fits @mem_cap.
+ * until the table, one entry per tracked range, fits @mem_cap.
  *
  * Return: log2 of the range size, -EINVAL if @range_size is not a power
  * of two between 64 KiB and 64 MiB, -ENOSPC if no range size up to
  * 64 MiB fits @mem_cap.
  */
-int lt_track_range_shift(u64 nr_sectors, u32 range_size, u64 mem_cap)
+int lt_track_range_shift(u64 nr_sectors, u32 range_size,
+			 unsigned int sample_shift, u64 mem_cap)
 {
 	u64 capacity = nr_sectors << LT_SECTOR_SHIFT;
 	unsigned int shift = LT_MIN_RANGE_SHIFT;
@@ -165,7 +171,7 @@ int lt_track_range_shift(u64 nr_sectors, u32 range_size, u64 mem_cap)
 			shift++;
 	}
 	for (; shift <= LT_MAX_RANGE_SHIFT; shift++) {
-		u64 nr = ((capacity - 1) >> shift) + 1;
+		u64 nr = ((capacity - 1) >> (shift + sample_shift)) + 1;
 
 		if (nr * sizeof(struct lt_owner) <= mem_cap)
 			return shift;
@@ -198,6 +204,8 @@ unsigned int lt_track_time_shift(u64 capacity)
  * @t: tracker, zeroed or not
  * @nr_sectors: disk size in sectors
  * @range_size: range size in bytes, 0 for the default
+ * @sample_shift: track one range in 2^@sample_shift, at most
+ *	LT_MAX_SAMPLE_SHIFT
  * @mem_cap: most bytes the owner table may take
  *
  * When no range size fits @mem_cap or the owner table cannot be
@@ -210,7 +218,7 @@ unsigned int lt_track_time_shift(u64 capacity)
  * allocated.
  */
 int lt_track_init(struct lt_track *t, u64 nr_sectors, u32 range_size,
-		  u64 mem_cap)
+		  unsigned int sample_shift, u64 mem_cap)
 {
 	int shift;
 	u16 i;
@@ -219,7 +227,10 @@ int lt_track_init(struct lt_track *t, u64 nr_sectors, u32 range_size,
 	BUILD_BUG_ON(LT_HASH_SIZE < 2 * LT_MAX_LABELS);
 
 	memset(t, 0, sizeof(*t));
-	shift = lt_track_range_shift(nr_sectors, range_size, mem_cap);
+	if (sample_shift > LT_MAX_SAMPLE_SHIFT)
+		return -EINVAL;
+	shift = lt_track_range_shift(nr_sectors, range_size, sample_shift,
+				     mem_cap);
 	if (shift == -EINVAL)
 		return -EINVAL;
 
@@ -232,6 +243,7 @@ int lt_track_init(struct lt_track *t, u64 nr_sectors, u32 range_size,
 	t->nr_free = LT_MAX_LABELS - 1;
 
 	t->capacity = nr_sectors << LT_SECTOR_SHIFT;
+	t->sample_shift = sample_shift;
 	t->time_shift = lt_track_time_shift(t->capacity);
 	t->stats.mem_bytes = LT_MAX_LABELS * sizeof(*t->label);
 	if (shift < 0) {
@@ -239,44 +251,40 @@ int lt_track_init(struct lt_track *t, u64 nr_sectors, u32 range_size,
 		return 0;
 	}
 
-	t->nr_ranges = ((t->capacity - 1) >> shift) + 1;
 	/* A failure is handled: no tracking, counted, and no splat. */
-	t->owner = kvcalloc(t->nr_ranges, sizeof(*t->owner),
+	t->nr_slots = ((t->capacity - 1) >> (shift + sample_shift)) + 1;
+	t->owner = kvcalloc(t->nr_slots, sizeof(*t->owner),
 			    GFP_KERNEL | __GFP_NOWARN);
 	if (!t->owner) {
-		t->nr_ranges = 0;
+		t->nr_slots = 0;
 		t->stats.off++;
 		t->stats.alloc_failed++;
 		return 0;
 	}
 	t->range_shift = shift;
 	t->sub_shift = shift - LT_SUB_BITS;
+	t->nr_ranges = ((t->capacity - 1) >> shift) + 1;
 	t->on = true;
-	t->stats.mem_bytes += t->nr_ranges * sizeof(*t->owner);
-	t->stats.ranges = t->nr_ranges;
+	t->stats.mem_bytes += t->nr_slots * sizeof(*t->owner);
+	t->stats.ranges = t->nr_slots;
 	t->stats.range_bytes = 1ULL << shift;
 	return 0;
 }
 
-/**
- * lt_track_set_sample() - track one range in 2^@shift
- * @t: tracker, before its first write
- * @shift: log2 of the sampling period, at most LT_MAX_SAMPLE_SHIFT
- *
- * Return: 0, or -EINVAL if @shift is too large.
+/*
+ * The owner table entry of range @r, or -1 if @r is not tracked: its
+ * block of 2^sample_shift ranges tracks the range at the offset the
+ * block's index hashes to, in the block's entry.
  */
-int lt_track_set_sample(struct lt_track *t, unsigned int shift)
+static inline s64 lt_range_slot(const struct lt_track *t, u64 r)
 {
-	if (shift > LT_MAX_SAMPLE_SHIFT)
-		return -EINVAL;
-	t->sample_shift = shift;
-	return 0;
-}
+	unsigned int s = t->sample_shift;
 
-/* Is range @r tracked?  Its hash falls in bucket 0 of 2^sample_shift. */
-static inline bool lt_range_sampled(const struct lt_track *t, u64 r)
-{
-	return !t->sample_shift || !hash_64(r, t->sample_shift);
+	if (!s)
+		return r;
+	if ((r & ((1U << s) - 1)) != hash_64(r >> s, s))
+		return -1;
+	return r >> s;
 }
 
 /**
@@ -303,11 +311,11 @@ bool lt_track_sampled(const struct lt_track *t, u64 sector, u32 nr_sectors)
 	r = (sector << LT_SECTOR_SHIFT) >> t->range_shift;
 	last = min(((sector + nr_sectors) << LT_SECTOR_SHIFT) - 1,
 		   t->capacity - 1) >> t->range_shift;
-	/* A long write almost surely holds one: skip the search. */
-	if (last - r >= (4U << t->sample_shift))
+	/* A write over 2^(s+1) - 1 ranges holds a whole block, so one. */
+	if (last - r >= (2U << t->sample_shift) - 2)
 		return true;
 	for (; r <= last; r++)
-		if (lt_range_sampled(t, r))
+		if (lt_range_slot(t, r) >= 0)
 			return true;
 	return false;
 }
@@ -553,15 +561,16 @@ void lt_track_write(struct lt_track *t, u64 sector, u32 nr_sectors,
 	ntime = (u32)(now >> t->time_shift);
 	last = (end - 1) >> t->range_shift;
 	for (r = start >> t->range_shift; r <= last; r++) {
+		s64 slot = lt_range_slot(t, r);
 		u16 mask;
 
-		if (!lt_range_sampled(t, r))
+		if (slot < 0)
 			continue;
 		base = r << t->range_shift;
 		a = max(start, base) - base;
 		b = min(end, base + (1ULL << t->range_shift)) - base;
 		mask = lt_sub_mask(a >> t->sub_shift, (b - 1) >> t->sub_shift);
-		lt_owner_write(t, &t->owner[r], mask, b - a, label, ntime);
+		lt_owner_write(t, &t->owner[slot], mask, b - a, label, ntime);
 		tracked += b - a;
 	}
 	/* Bytes count where deaths can be seen: in tracked ranges. */
@@ -598,13 +607,15 @@ void lt_track_discard(struct lt_track *t, u64 sector, u32 nr_sectors,
 	ntime = (u32)(now >> t->time_shift);
 	last = (end - 1) >> t->range_shift;
 	for (r = start >> t->range_shift; r <= last; r++) {
-		struct lt_owner *e = &t->owner[r];
+		s64 slot = lt_range_slot(t, r);
 		unsigned int first, stop;
+		struct lt_owner *e;
 		u16 dead;
 		u64 bytes;
 
-		if (!lt_range_sampled(t, r))
+		if (slot < 0)
 			continue;
+		e = &t->owner[slot];
 		base = r << t->range_shift;
 		a = max(start, base) - base;
 		b = min(end, base + range) - base;
@@ -693,7 +704,7 @@ u64 lt_track_sweep(struct lt_track *t, u64 now, u64 budget)
 			else if (age > LT_AGE_CLAMP)
 				e->time = ntime - LT_AGE_CLAMP;
 		}
-		if (++t->sweep_pos == t->nr_ranges) {
+		if (++t->sweep_pos == t->nr_slots) {
 			t->sweep_pos = 0;
 			t->stats.sweep_passes++;
 		}
@@ -724,7 +735,7 @@ int lt_track_check(const struct lt_track *t)
 	refs = kvcalloc(LT_MAX_LABELS, sizeof(*refs), GFP_KERNEL);
 	if (!refs)
 		return -ENOMEM;
-	for (r = 0; r < t->nr_ranges && !ret; r++) {
+	for (r = 0; r < t->nr_slots && !ret; r++) {
 		const struct lt_owner *e = &t->owner[r];
 
 		if (!e->live)

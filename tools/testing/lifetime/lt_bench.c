@@ -157,6 +157,27 @@ static double lt_bench_lookups(struct lt_track *t, const u16 *key)
 	return (lt_bench_now() - start) / LT_BENCH_BIOS;
 }
 
+/*
+ * Fill the disk once, one range per write, so every range has data.  Each
+ * 1 MiB region belongs to one label, as a file's extents would.
+ */
+static double lt_bench_fill(struct lt_track *t, u64 *now)
+{
+	double start = lt_bench_now();
+	u64 r;
+
+	for (r = 0; r < t->nr_ranges; r++) {
+		u64 len = t->stats.range_bytes;
+		u16 k = ((r * len) >> 20) % LT_BENCH_KEYS;
+		u16 load = lt_label_get(t, k + 1, k % LT_BENCH_TENANTS);
+
+		lt_track_write(t, (r * len) >> LT_SECTOR_SHIFT,
+			       len >> LT_SECTOR_SHIFT, load, *now);
+		*now += len >> LT_PAGE_SHIFT;
+	}
+	return (lt_bench_now() - start) / t->nr_ranges;
+}
+
 static int lt_bench_disk(const struct lt_bench_disk *d, u64 *sector,
 			 u16 *key)
 {
@@ -164,9 +185,10 @@ static int lt_bench_disk(const struct lt_bench_disk *d, u64 *sector,
 	double rnd, seq, look, fill, sweep, replay, sampled;
 	struct lt_track t;
 	unsigned int i;
-	u64 r, s;
+	u64 s;
 
-	if (lt_track_init(&t, d->bytes >> LT_SECTOR_SHIFT, 0, LT_DEFAULT_MEM_CAP))
+	if (lt_track_init(&t, d->bytes >> LT_SECTOR_SHIFT, 0, 0,
+			  LT_DEFAULT_MEM_CAP))
 		return -1;
 	printf("%-6s range %5llu KiB  ranges %9llu  %zu B/range  ",
 	       d->name, (unsigned long long)(t.stats.range_bytes >> 10),
@@ -180,22 +202,7 @@ static int lt_bench_disk(const struct lt_bench_disk *d, u64 *sector,
 		return 0;
 	}
 
-	/*
-	 * Fill the disk once, one range per write, so every range has data.
-	 * Each 1 MiB region belongs to one label, as a file's extents would.
-	 */
-	fill = lt_bench_now();
-	for (r = 0; r < t.nr_ranges; r++) {
-		u64 len = t.stats.range_bytes;
-		u16 k = ((r * len) >> 20) % LT_BENCH_KEYS;
-		u16 load = lt_label_get(&t, k + 1, k % LT_BENCH_TENANTS);
-
-		lt_track_write(&t, (r * len) >> LT_SECTOR_SHIFT,
-			       len >> LT_SECTOR_SHIFT, load, now);
-		now += len >> LT_PAGE_SHIFT;
-	}
-	fill = (lt_bench_now() - fill) / t.nr_ranges;
-
+	fill = lt_bench_fill(&t, &now);
 	for (i = 0; i < LT_BENCH_BIOS; i++) {
 		sector[i] = (lt_bench_rand(&rng) % pages) << 3;
 		key[i] = (sector[i] >> 11) % LT_BENCH_KEYS;
@@ -204,10 +211,6 @@ static int lt_bench_disk(const struct lt_bench_disk *d, u64 *sector,
 		rnd = fmin(rnd, lt_bench_writes(&t, sector, key, &now));
 	for (replay = 1e9, i = 0; i < LT_BENCH_RUNS; i++)
 		replay = fmin(replay, lt_bench_replay(&t, sector, key, &now));
-	lt_track_set_sample(&t, LT_DEFAULT_SAMPLE_SHIFT);
-	for (sampled = 1e9, i = 0; i < LT_BENCH_RUNS; i++)
-		sampled = fmin(sampled, lt_bench_sampled(&t, sector, key, &now));
-	lt_track_set_sample(&t, 0);
 	s = lt_bench_rand(&rng) % pages;
 	for (i = 0; i < LT_BENCH_BIOS; i++) {
 		sector[i] = ((s + i) % pages) << 3;
@@ -218,21 +221,41 @@ static int lt_bench_disk(const struct lt_bench_disk *d, u64 *sector,
 	for (look = 1e9, i = 0; i < LT_BENCH_RUNS; i++)
 		look = fmin(look, lt_bench_lookups(&t, key));
 	sweep = lt_bench_now();
-	lt_track_sweep(&t, now, t.nr_ranges);
-	sweep = (lt_bench_now() - sweep) / t.nr_ranges;
+	lt_track_sweep(&t, now, t.nr_slots);
+	sweep = (lt_bench_now() - sweep) / t.nr_slots;
 
 	printf("       4 KiB writes: random %6.1f ns/bio  sequential %6.1f ns/bio",
 	       rnd, seq);
 	printf("  (label lookup alone %5.1f ns)\n", look);
 	printf("       random, logged by two CPUs and replayed in order %6.1f ns/bio\n",
 	       replay);
-	printf("       random, one range in %u tracked, the rest only counted %6.1f ns/bio\n",
-	       1U << LT_DEFAULT_SAMPLE_SHIFT, sampled);
 	printf("       whole-range fill %6.1f ns/range  sweep %5.2f ns/range",
 	       fill, sweep);
 	printf("  deaths charged %llu MiB  dropped %llu MiB\n",
 	       (unsigned long long)(t.stats.dead_bytes >> 20),
 	       (unsigned long long)(t.stats.dropped_bytes >> 20));
+	if (lt_track_check(&t))
+		printf("# reference counts are inconsistent\n");
+	lt_track_exit(&t);
+
+	/* The policy's default: one range in 8, in a table 1/8 the size. */
+	if (lt_track_init(&t, d->bytes >> LT_SECTOR_SHIFT, 0,
+			  LT_DEFAULT_SAMPLE_SHIFT, LT_DEFAULT_MEM_CAP))
+		return -1;
+	now = 1;
+	lt_bench_fill(&t, &now);
+	for (i = 0; i < LT_BENCH_BIOS; i++) {
+		sector[i] = (lt_bench_rand(&rng) % pages) << 3;
+		key[i] = (sector[i] >> 11) % LT_BENCH_KEYS;
+	}
+	for (sampled = 1e9, i = 0; i < LT_BENCH_RUNS; i++)
+		sampled = fmin(sampled, lt_bench_sampled(&t, sector, key, &now));
+	printf("       one range in %u tracked: owner table %8.2f MiB (%llu entries),",
+	       1U << LT_DEFAULT_SAMPLE_SHIFT,
+	       t.stats.ranges * sizeof(struct lt_owner) / 1048576.0,
+	       (unsigned long long)t.stats.ranges);
+	printf(" total %8.2f MiB;", t.stats.mem_bytes / 1048576.0);
+	printf(" random, the rest only counted %6.1f ns/bio\n", sampled);
 	if (lt_track_check(&t))
 		printf("# reference counts are inconsistent\n");
 	lt_track_exit(&t);

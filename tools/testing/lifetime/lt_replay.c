@@ -183,14 +183,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "lt_replay: %s: %s\n", argv[optind], strerror(errno));
 		return 1;
 	}
-	if (lt_track_init(&r.t, capacity >> LT_SECTOR_SHIFT, 0, LT_DEFAULT_MEM_CAP)) {
-		fprintf(stderr, "lt_replay: cannot set up the tracker\n");
-		return 1;
-	}
-	if (lt_track_set_sample(&r.t, sample)) {
+	if (sample > LT_MAX_SAMPLE_SHIFT) {
 		fprintf(stderr, "lt_replay: --sample-shift is at most %u\n",
 			LT_MAX_SAMPLE_SHIFT);
 		return 2;
+	}
+	if (lt_track_init(&r.t, capacity >> LT_SECTOR_SHIFT, 0, sample,
+			  LT_DEFAULT_MEM_CAP)) {
+		fprintf(stderr, "lt_replay: cannot set up the tracker\n");
+		return 1;
 	}
 	for (i = 2; i <= max_streams; i++)
 		r.streams[r.nr_streams++] = i;

@@ -28,17 +28,25 @@
 #define LT_TB			4000000000000ULL	/* a "4 TB" drive */
 #define LT_SECT(bytes)		((bytes) >> LT_SECTOR_SHIFT)
 
-static struct lt_track *lt_test_track(LT_TEST_CTX *test, u64 bytes,
-				      u32 range_size, u64 mem_cap)
+static struct lt_track *lt_test_track_sampled(LT_TEST_CTX *test, u64 bytes,
+					      u32 range_size,
+					      unsigned int sample_shift,
+					      u64 mem_cap)
 {
 	struct lt_track *t = lt_test_alloc(test, sizeof(*t));
 
 	if (!LT_EXPECT(test, t))
 		return NULL;
 	if (!LT_EXPECT_EQ(test, lt_track_init(t, LT_SECT(bytes), range_size,
-					      mem_cap), 0))
+					      sample_shift, mem_cap), 0))
 		return NULL;
 	return t;
+}
+
+static struct lt_track *lt_test_track(LT_TEST_CTX *test, u64 bytes,
+				      u32 range_size, u64 mem_cap)
+{
+	return lt_test_track_sampled(test, bytes, range_size, 0, mem_cap);
 }
 
 static u64 lt_test_hist_sum(const struct lt_label *l)
@@ -55,22 +63,22 @@ static u64 lt_test_hist_sum(const struct lt_label *l)
 static void lt_test_owner_size(LT_TEST_CTX *test)
 {
 	LT_EXPECT_EQ(test, sizeof(struct lt_owner), 8);
-	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(LT_GIB), 0,
+	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(LT_GIB), 0, 0,
 						LT_DEFAULT_MEM_CAP), 16);
-	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(LT_TB), 0,
+	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(LT_TB), 0, 0,
 						LT_DEFAULT_MEM_CAP), 20);
-	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(4096 * LT_GIB), 0,
+	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(4096 * LT_GIB), 0, 0,
 						LT_DEFAULT_MEM_CAP), 20);
-	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(256 * LT_GIB), 0,
+	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(256 * LT_GIB), 0, 0,
 						LT_DEFAULT_MEM_CAP), 16);
-	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(257 * LT_GIB), 0,
+	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(257 * LT_GIB), 0, 0,
 						LT_DEFAULT_MEM_CAP), 17);
 	/* An override replaces the default, and must be a power of two. */
-	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(LT_GIB), 256 * LT_KIB,
+	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(LT_GIB), 256 * LT_KIB, 0,
 						LT_DEFAULT_MEM_CAP), 18);
-	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(LT_GIB), 96 * LT_KIB,
+	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(LT_GIB), 96 * LT_KIB, 0,
 						LT_DEFAULT_MEM_CAP), -EINVAL);
-	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(LT_GIB), 32 * LT_KIB,
+	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(LT_GIB), 32 * LT_KIB, 0,
 						LT_DEFAULT_MEM_CAP), -EINVAL);
 	/* The clock unit keeps eight capacities of writes under the clamp. */
 	LT_EXPECT_EQ(test, lt_track_time_shift(LT_GIB), 0);
@@ -104,12 +112,17 @@ static void lt_test_mem_cap(LT_TEST_CTX *test)
 	struct lt_track *t;
 
 	/* 4 TB in 16 MiB: 1 MiB ranges take 30.5 MiB, 2 MiB ranges 15.3. */
-	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(LT_TB), 0,
+	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(LT_TB), 0, 0,
 						16 * LT_MIB), 21);
-	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(LT_TB), 0,
+	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(LT_TB), 0, 0,
 						256 * LT_KIB), -ENOSPC);
-	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(LT_GIB), 0, 0),
+	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(LT_GIB), 0, 0, 0),
 		     -ENOSPC);
+	/* Tracking one range in 8, the table holds one entry per 8 ranges. */
+	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(LT_TB), 0, 3,
+						16 * LT_MIB), 20);
+	LT_EXPECT_EQ(test, lt_track_range_shift(LT_SECT(LT_TB), 0, 3,
+						256 * LT_KIB), 24);
 
 	t = lt_test_track(test, LT_GIB, 0, 16 * LT_KIB);
 	if (!t)
@@ -1058,19 +1071,28 @@ static u64 lt_test_rand(u64 *x)
 static void lt_test_sampling(LT_TEST_CTX *test)
 {
 	struct lt_track *all = lt_test_track(test, LT_GIB, 0, LT_DEFAULT_MEM_CAP);
-	struct lt_track *t = lt_test_track(test, LT_GIB, 0, LT_DEFAULT_MEM_CAP);
+	struct lt_track *t = lt_test_alloc(test, sizeof(*t));
 	u64 r, n = 0, x = 1, before, sect, page, age = 1ULL << 16;
-	unsigned int i, shift;
+	unsigned int i, shift, in_block = 0, offs = 0;
 	u16 a, lbl[2][2];
 	u32 s0, s1;
 	bool s;
 
 	if (!all || !t)
 		return;
-	LT_EXPECT_EQ(test, lt_track_set_sample(t, LT_MAX_SAMPLE_SHIFT + 1),
-		     -EINVAL);
-	LT_EXPECT_EQ(test, lt_track_set_sample(t, 2), 0);
+	LT_EXPECT_EQ(test, lt_track_init(t, LT_SECT(LT_GIB), 0,
+					 LT_MAX_SAMPLE_SHIFT + 1,
+					 LT_DEFAULT_MEM_CAP), -EINVAL);
+	t = lt_test_track_sampled(test, LT_GIB, 0, 2, LT_DEFAULT_MEM_CAP);
+	if (!t)
+		return;
 	LT_EXPECT(test, lt_track_sampled(all, 12345, 8));
+	/* 8 bytes per tracked range: a quarter of the 16384 ranges. */
+	LT_EXPECT_EQ(test, t->nr_ranges, 16384);
+	LT_EXPECT_EQ(test, t->stats.ranges, 4096);
+	LT_EXPECT_EQ(test, t->stats.mem_bytes,
+		     4096 * sizeof(struct lt_owner) +
+		     LT_MAX_LABELS * sizeof(struct lt_label));
 
 	a = lt_label_get(t, 0xa, 1);
 	shift = t->range_shift - LT_SECTOR_SHIFT;
@@ -1079,19 +1101,30 @@ static void lt_test_sampling(LT_TEST_CTX *test)
 		s = lt_track_sampled(t, r << shift, LT_SECT(4 * LT_KIB));
 		lt_track_write(t, r << shift, LT_SECT(4 * LT_KIB), a, r);
 		n += s;
+		in_block += s;
+		if (s)
+			offs |= 1U << (r % 4);
 		if (!LT_EXPECT_EQ(test, t->label[a].bytes - before,
 				  s ? 4 * LT_KIB : 0))
 			break;
+		/* One range in each block of four, not always the same. */
+		if (r % 4 == 3 && !LT_EXPECT_EQ(test, in_block, 1))
+			break;
+		if (r % 4 == 3)
+			in_block = 0;
 	}
-	/* About a quarter, spread over the disk. */
-	LT_EXPECT(test, n * 100 >= t->nr_ranges * 23 &&
-		  n * 100 <= t->nr_ranges * 27);
+	LT_EXPECT_EQ(test, n, t->nr_ranges / 4);
+	LT_EXPECT_EQ(test, offs, 0xf);
 	LT_EXPECT_EQ(test, t->stats.host_bytes, t->nr_ranges * 4 * LT_KIB);
 	lt_track_discard(t, 0, LT_SECT(LT_GIB), t->nr_ranges);
 	LT_EXPECT_EQ(test, t->stats.dead_bytes, n * 4 * LT_KIB);
 	LT_EXPECT(test, !lt_track_sampled(t, LT_SECT(LT_GIB), 8));
 	LT_EXPECT(test, !lt_track_sampled(t, 0, 0));
 	LT_EXPECT(test, lt_track_sampled(t, 0, LT_SECT(64 * LT_MIB)));
+	/* Seven ranges from anywhere hold a whole block of four. */
+	for (r = 0; r < 8; r++)
+		LT_EXPECT(test, lt_track_sampled(t, (r + 1000) << shift,
+						 7 << shift));
 	LT_EXPECT_EQ(test, lt_track_check(t), 0);
 	lt_track_exit(t);
 
@@ -1101,10 +1134,9 @@ static void lt_test_sampling(LT_TEST_CTX *test)
 	 * at 2^16 pages is about 0.03 and 0.94; one range in 8 must give
 	 * it within 0.04.
 	 */
-	t = lt_test_track(test, LT_GIB, 0, LT_DEFAULT_MEM_CAP);
+	t = lt_test_track_sampled(test, LT_GIB, 0, 3, LT_DEFAULT_MEM_CAP);
 	if (!t)
 		return;
-	LT_EXPECT_EQ(test, lt_track_set_sample(t, 3), 0);
 	for (i = 0; i < 2; i++) {
 		struct lt_track *k = i ? t : all;
 

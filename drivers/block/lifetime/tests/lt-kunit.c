@@ -75,7 +75,7 @@ static struct lt_disk *lt_kunit_disk(struct kunit *test)
 	if (!ld->log || !ld->cursor ||
 	    !zalloc_cpumask_var(&ld->logged, GFP_KERNEL) ||
 	    !zalloc_cpumask_var(&ld->skipped, GFP_KERNEL) ||
-	    lt_track_init(&ld->track, LT_GIB >> LT_SECTOR_SHIFT, 0,
+	    lt_track_init(&ld->track, LT_GIB >> LT_SECTOR_SHIFT, 0, 0,
 			  LT_DEFAULT_MEM_CAP)) {
 		lt_kunit_free_disk(ld);
 		KUNIT_FAIL_AND_ABORT(test, "cannot set up a tracker");

@@ -386,7 +386,7 @@ umount $mnt
 echo none >$q/write_stream_policy
 cap=$(param mem_cap)
 old_cap=$(cat $cap)
-echo 16 >$cap
+echo 4 >$cap
 echo lifetime >$q/write_stream_policy
 in_cg t1 "$tool" write --offset 0 --size $MiB >/dev/null
 h=$("$tool" watch -- "$tool" write --offset $MiB --size $((2 * MiB)) | main_handle)
