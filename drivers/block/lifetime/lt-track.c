@@ -293,9 +293,9 @@ static inline s64 lt_range_slot(const struct lt_track *t, u64 r)
  * @sector: first sector
  * @nr_sectors: length in sectors
  *
- * Reads only what lt_track_init() and lt_track_set_sample() set, so it
- * may run without the caller's lock.  When tracking is off every write
- * counts as sampled, since labels still count written bytes.
+ * Reads only what lt_track_init() set, so it may run without the
+ * caller's lock.  When tracking is off every write counts as sampled,
+ * since labels still count written bytes.
  *
  * Return: true if lt_track_write() or lt_track_discard() of the same
  * sectors would change the owner table or the labels.
