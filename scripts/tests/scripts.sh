@@ -123,6 +123,12 @@ expect "bench-fs-hints refuses an unknown policy" "--policy takes hint or lifeti
 	"$TOP/scripts/bench-fs-hints" --no-build --policy nope
 expect "bench-fs-hints wants a value for --runtime" "--runtime needs a value" \
 	"$TOP/scripts/bench-fs-hints" --runtime
+expect "bench-fs-hints rejects a bad switch period" "--switch-every takes a number of seconds" \
+	"$TOP/scripts/bench-fs-hints" --no-build --switch-every 2s
+expect "bench-fs-hints refuses an unknown mode" "--mode takes buffered, direct or both" \
+	"$TOP/scripts/bench-fs-hints" --no-build --mode sync
+expect "bench-fs-hints wants four switches in a run" "--runtime must cover at least four switches" \
+	"$TOP/scripts/bench-fs-hints" --no-build --switch-every 10 --runtime 30
 expect "dbbench-hints rejects a bad key count" "--num takes a positive number" \
 	"$TOP/scripts/dbbench-hints" --num x --no-build
 
