@@ -125,6 +125,8 @@ expect "bench-fs-hints wants a value for --runtime" "--runtime needs a value" \
 	"$TOP/scripts/bench-fs-hints" --runtime
 expect "bench-fs-hints rejects a bad switch period" "--switch-every takes a number of seconds" \
 	"$TOP/scripts/bench-fs-hints" --no-build --switch-every 2s
+expect "bench-fs-hints runs an A/A comparison only by switching" "--policy none needs --switch-every" \
+	"$TOP/scripts/bench-fs-hints" --no-build --policy none
 expect "bench-fs-hints refuses an unknown mode" "--mode takes buffered, direct or both" \
 	"$TOP/scripts/bench-fs-hints" --no-build --mode sync
 expect "bench-fs-hints wants four switches in a run" "--runtime must cover at least four switches" \
