@@ -78,13 +78,14 @@
  * costs 8 bytes per tracked range.  A range is in or out for good, so
  * every write and death of a tracked range is seen and ages stay exact.
  * The hash keeps strided access patterns from lining up with the
- * samples; the blocks keep the samples spread evenly over the disk.  A label's bytes
- * and deaths both count only what falls in tracked ranges, so survival,
- * their ratio, is unbiased; what changes is its variance, which grows as
- * a label covers fewer tracked ranges (a label that never touches one
- * has no statistics and keeps its tenant's stream).  The caller may then
- * skip, before any locking, the writes that lt_track_sampled() says touch
- * no tracked range, and must still advance its clock by their pages.
+ * samples; the blocks keep the samples spread evenly over the disk.  A
+ * label's bytes and deaths both count only what falls in tracked ranges,
+ * so survival, their ratio, is unbiased; what changes is its variance,
+ * which grows as a label covers fewer tracked ranges (a label that never
+ * touches one has no statistics and keeps its tenant's stream).  The
+ * caller may then skip, before any locking, the writes that
+ * lt_track_sampled() says touch no tracked range, and must still advance
+ * its clock by their pages.
  *
  * Cost.  A write or discard costs O(1) per range it touches and a lookup
  * O(1) probes; lt_track_age() is O(LT_MAX_LABELS) and lt_track_sweep() is
