@@ -441,7 +441,8 @@ hotplug() {	# del|add
 	rm -f "$FDP_HOTPLUG.ack"
 	echo "$1 $serial" >"$FDP_HOTPLUG.tmp" && mv "$FDP_HOTPLUG.tmp" "$FDP_HOTPLUG.req" ||
 		return 1
-	for i in $(seq 1 100); do
+	# "del" is answered once QEMU saw the eject: allow a slow guest 60 s.
+	for i in $(seq 1 600); do
 		[ -f "$FDP_HOTPLUG.ack" ] && break
 		sleep 0.1
 	done
