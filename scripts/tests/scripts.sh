@@ -153,9 +153,11 @@ else
 fi
 
 # vm-hotplug turns the guest's requests into QMP commands, against a fake
-# QMP server that records them and refuses an unknown id as QEMU does.
+# QMP server that records them, refuses an unknown id as QEMU does, and
+# reports a deleted device a little after device_del returns ("stuck"
+# never goes: the agent must give up).
 cat >"$tmp/fake-qmp" <<'EOP'
-import json, os, socket, sys
+import json, os, socket, sys, time
 srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 srv.bind(sys.argv[1]); srv.listen(1)
 conn, _ = srv.accept()
@@ -165,19 +167,22 @@ for line in conn.makefile():
     msg = json.loads(line)
     log.write(json.dumps(msg, sort_keys=True) + "\n")
     args = msg.get("arguments", {})
-    if msg["execute"] == "device_del" and args.get("id") != "fdp0":
+    if msg["execute"] == "device_del" and args.get("id") not in ("fdp0", "stuck"):
         reply = {"error": {"class": "DeviceNotFound",
                            "desc": "Device '%s' not found" % args.get("id")}}
     else:
         reply = {"return": {}}
-    # An event first: the agent must skip it.
-    conn.sendall(b'{"event": "DEVICE_DELETED", "data": {}}\n' +
+    # An event first, not for a device: the agent must skip it.
+    conn.sendall(b'{"event": "DEVICE_DELETED", "data": {"path": "/x"}}\n' +
                  json.dumps(reply).encode() + b"\n")
+    if msg["execute"] == "device_del" and args.get("id") == "fdp0":
+        time.sleep(0.3)
+        conn.sendall(b'{"event": "DEVICE_DELETED", "data": {"device": "fdp0"}}\n')
 EOP
 mkdir -p "$tmp/hp"
 python3 "$tmp/fake-qmp" "$tmp/hp/qmp.sock" "$tmp/hp/qmp.log" &
 qpid=$!
-"$TOP/scripts/vm-hotplug" "$tmp/hp/qmp.sock" "$tmp/hp" 2>/dev/null &
+VM_HOTPLUG_DELETE_TIMEOUT=1 "$TOP/scripts/vm-hotplug" "$tmp/hp/qmp.sock" "$tmp/hp" 2>/dev/null &
 hpid=$!
 ask() {	# REQUEST: the agent's answer
 	rm -f "$tmp/hp/hotplug.ack"
@@ -189,7 +194,7 @@ ask() {	# REQUEST: the agent's answer
 	cat "$tmp/hp/hotplug.ack" 2>/dev/null
 }
 a1=$(ask "del fdp0") a2=$(ask "add fdp0") a3=$(ask "del nosuch")
-a4=$(ask "add nosuch") a5=$(ask "eject fdp0")
+a4=$(ask "add nosuch") a5=$(ask "eject fdp0") a6=$(ask "del stuck")
 # QEMU going away closes the socket: the agent must not outlive it.
 kill $qpid 2>/dev/null
 wait $qpid 2>/dev/null
@@ -207,7 +212,8 @@ wait $hpid 2>/dev/null
 want_log='{"execute": "qmp_capabilities"}
 {"arguments": {"id": "fdp0"}, "execute": "device_del"}
 {"arguments": {"driver": "nvme", "id": "fdp0", "serial": "fdp0", "subsys": "subsys0"}, "execute": "device_add"}
-{"arguments": {"id": "nosuch"}, "execute": "device_del"}'
+{"arguments": {"id": "nosuch"}, "execute": "device_del"}
+{"arguments": {"id": "stuck"}, "execute": "device_del"}'
 got_log=$(cat "$tmp/hp/qmp.log" 2>/dev/null)
 [ "$a1" = ok ] && [ "$a2" = ok ] && [ "$got_log" = "$want_log" ] &&
 	ok "vm-hotplug sends device_del and device_add of the FDP controller" ||
@@ -219,6 +225,10 @@ got_log=$(cat "$tmp/hp/qmp.log" 2>/dev/null)
 	ok "vm-hotplug answers QMP's errors and bad requests with an error" ||
 	not_ok "vm-hotplug answers QMP's errors and bad requests with an error" \
 		"answers '$a3' '$a4' '$a5'"
+[ "$a6" = "error: the guest did not eject stuck within 1 s" ] &&
+	ok "vm-hotplug answers del only once QEMU reports the device deleted" ||
+	not_ok "vm-hotplug answers del only once QEMU reports the device deleted" \
+		"answer '$a6'"
 
 echo "1..$n"
 [ "$failed" = 0 ]
