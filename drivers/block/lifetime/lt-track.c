@@ -137,6 +137,13 @@ const struct lt_rec *lt_log_next(struct lt_log_cursor *c, unsigned int n)
 	return best ? &best->rec[best->pos++] : NULL;
 }
 
+/* Owner table entries: one per block of 2^@sample_shift ranges. */
+static u64 lt_track_slots(u64 capacity, unsigned int shift,
+			  unsigned int sample_shift)
+{
+	return ((capacity - 1) >> (shift + sample_shift)) + 1;
+}
+
 /**
  * lt_track_range_shift() - choose the range size of an owner table
  * @nr_sectors: disk size in sectors
@@ -172,7 +179,7 @@ int lt_track_range_shift(u64 nr_sectors, u32 range_size,
 			shift++;
 	}
 	for (; shift <= LT_MAX_RANGE_SHIFT; shift++) {
-		u64 nr = ((capacity - 1) >> (shift + sample_shift)) + 1;
+		u64 nr = lt_track_slots(capacity, shift, sample_shift);
 
 		if (nr * sizeof(struct lt_owner) <= mem_cap)
 			return shift;
@@ -253,7 +260,7 @@ int lt_track_init(struct lt_track *t, u64 nr_sectors, u32 range_size,
 	}
 
 	/* A failure is handled: no tracking, counted, and no splat. */
-	t->nr_slots = ((t->capacity - 1) >> (shift + sample_shift)) + 1;
+	t->nr_slots = lt_track_slots(t->capacity, shift, sample_shift);
 	t->owner = kvcalloc(t->nr_slots, sizeof(*t->owner),
 			    GFP_KERNEL | __GFP_NOWARN);
 	if (!t->owner) {
@@ -264,7 +271,7 @@ int lt_track_init(struct lt_track *t, u64 nr_sectors, u32 range_size,
 	}
 	t->range_shift = shift;
 	t->sub_shift = shift - LT_SUB_BITS;
-	t->nr_ranges = ((t->capacity - 1) >> shift) + 1;
+	t->nr_ranges = lt_track_slots(t->capacity, shift, 0);
 	t->on = true;
 	t->stats.mem_bytes += t->nr_slots * sizeof(*t->owner);
 	t->stats.ranges = t->nr_slots;

@@ -178,6 +178,17 @@ static double lt_bench_fill(struct lt_track *t, u64 *now)
 	return (lt_bench_now() - start) / t->nr_ranges;
 }
 
+/* LT_BENCH_BIOS random 4 KiB writes, keyed by their 1 MiB region. */
+static void lt_bench_random(u64 *sector, u16 *key, u64 pages, u64 *rng)
+{
+	unsigned int i;
+
+	for (i = 0; i < LT_BENCH_BIOS; i++) {
+		sector[i] = (lt_bench_rand(rng) % pages) << 3;
+		key[i] = (sector[i] >> 11) % LT_BENCH_KEYS;
+	}
+}
+
 static int lt_bench_disk(const struct lt_bench_disk *d, u64 *sector,
 			 u16 *key)
 {
@@ -203,10 +214,7 @@ static int lt_bench_disk(const struct lt_bench_disk *d, u64 *sector,
 	}
 
 	fill = lt_bench_fill(&t, &now);
-	for (i = 0; i < LT_BENCH_BIOS; i++) {
-		sector[i] = (lt_bench_rand(&rng) % pages) << 3;
-		key[i] = (sector[i] >> 11) % LT_BENCH_KEYS;
-	}
+	lt_bench_random(sector, key, pages, &rng);
 	for (rnd = 1e9, i = 0; i < LT_BENCH_RUNS; i++)
 		rnd = fmin(rnd, lt_bench_writes(&t, sector, key, &now));
 	for (replay = 1e9, i = 0; i < LT_BENCH_RUNS; i++)
@@ -244,10 +252,7 @@ static int lt_bench_disk(const struct lt_bench_disk *d, u64 *sector,
 		return -1;
 	now = 1;
 	lt_bench_fill(&t, &now);
-	for (i = 0; i < LT_BENCH_BIOS; i++) {
-		sector[i] = (lt_bench_rand(&rng) % pages) << 3;
-		key[i] = (sector[i] >> 11) % LT_BENCH_KEYS;
-	}
+	lt_bench_random(sector, key, pages, &rng);
 	for (sampled = 1e9, i = 0; i < LT_BENCH_RUNS; i++)
 		sampled = fmin(sampled, lt_bench_sampled(&t, sector, key, &now));
 	printf("       one range in %u tracked: owner table %8.2f MiB (%llu entries),",
