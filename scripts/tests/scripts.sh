@@ -113,6 +113,8 @@ expect "vm-run names a missing QEMU" "'qemu-system-x86_64' is missing" \
 	env PATH="$tmp/bin" "$TOP/scripts/vm-run" true
 expect "vm-run rejects a bad handle count" "--handles must be a positive number" \
 	"$TOP/scripts/vm-run" --handles x true
+expect "vm-run rejects a bad instruction-count shift" "--icount takes a shift from 0 to 9" \
+	"$TOP/scripts/vm-run" --icount 12 true
 expect "bench-fs-hints rejects a bad round count" "--rounds and --runtime take positive numbers" \
 	"$TOP/scripts/bench-fs-hints" --rounds 0 --no-build
 expect "waf-eval refuses an unknown scenario" "unknown scenario 'nope'" \
