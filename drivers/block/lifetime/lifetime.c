@@ -99,6 +99,33 @@ static const char *const lt_hint_name[] = {
 #define LT_LOG_LEN	32
 
 /**
+ * struct lt_memo - a CPU's last untracked write, for the next from the
+ *	same place
+ * @src: the inode the label came from, the submitting task for a
+ *	thread's label, or NULL for a label of the hint alone
+ * @id: @src's inode number or pid, against the reuse of a freed @src
+ * @cgid: the write's cgroup id
+ * @seq: the layout looked up (lt_installed.seq), 0 for none
+ * @stamp: jiffies when filled; trusted for half a second, as file
+ *	classes are
+ * @hint: the write's bi_write_hint
+ * @valid: the rest is filled
+ * @tenant: the tenant slot of @cgid
+ * @stream: the stream the layout gave
+ */
+struct lt_memo {
+	const void *src;
+	unsigned long id;
+	u64 cgid;
+	u64 seq;
+	unsigned long stamp;
+	enum rw_hint hint;
+	bool valid;
+	u16 tenant;
+	u8 stream;
+};
+
+/**
  * struct lt_log - one CPU's log of bios not yet given to the tracker
  * @lock: @cur and the length of the half it names, against a replay
  *	from another CPU
@@ -113,6 +140,7 @@ static const char *const lt_hint_name[] = {
  * @skipped_act: the same per tenant
  * @folded_pages: @skipped_pages when last added to the clock by a replay
  * @folded_act: @skipped_act when last added to the activity by a replay
+ * @memo: the last untracked write's label (see lt_untracked_stream())
  */
 struct lt_log {
 	spinlock_t lock;	/* @cur, @len[@cur] */
@@ -125,12 +153,14 @@ struct lt_log {
 	u64 skipped_act[LT_MAX_TENANTS];
 	u64 folded_pages;
 	u64 folded_act[LT_MAX_TENANTS];
+	struct lt_memo memo;
 };
 
 /**
  * struct lt_installed - a layout as bios use it
  * @rcu: to free it after readers are done (first: kfree_rcu() needs it
  *	near the start)
+ * @seq: installs on the disk up to this one, from 1
  * @tenants: active tenants planned for
  * @informed: tenants whose labels had shown deaths when planned (see
  *	lt_informed())
@@ -143,6 +173,7 @@ struct lt_log {
  */
 struct lt_installed {
 	struct rcu_head rcu;
+	u64 seq;
 	u64 tenants;
 	u64 informed;
 	u64 key[LT_MAX_LABELS];
@@ -301,8 +332,9 @@ static u32 lt_dentry_class(struct dentry *de, char *name)
 /*
  * Classes of recently written inodes, per CPU: most bios of a file come
  * in runs, and its class costs two name walks and the inode's i_lock.  An
- * entry is trusted for a second, so a renamed file takes its new class
- * within that; the inode number and generation guard against a freed
+ * entry is trusted for half a second, and so is the label an untracked
+ * write remembers (struct lt_memo), so a renamed file takes its new class
+ * within a second; the inode number and generation guard against a freed
  * inode's address being reused.  Only tasks use the cache, with
  * preemption off, so an interrupt never finds an entry half written and
  * no bio pays for turning interrupts off.
@@ -339,7 +371,7 @@ static u32 lt_file_class(struct inode *inode, struct dentry *de, char *name)
 		e = &this_cpu_ptr(lt_class_cache)[slot];
 		if (e->inode == inode && e->ino == inode->i_ino &&
 		    e->gen == inode->i_generation &&
-		    time_before(jiffies, e->stamp + HZ)) {
+		    time_before(jiffies, e->stamp + HZ / 2)) {
 			class = e->class;
 			if (name)
 				memcpy(name, e->name, LT_NAME_LEN);
@@ -381,51 +413,96 @@ static struct file *lt_dio_file(struct bio *bio)
 }
 
 /*
+ * Where the label of a write comes from: the file of its direct write
+ * (also in @file), the inode of its page-cache folio, or, for a task's
+ * own write of neither, the task.  @id gets the inode number or pid.
+ * NULL if the label is the write's hint alone.
+ */
+static void *lt_bio_src(struct bio *bio, struct file **file,
+			unsigned long *id)
+{
+	struct address_space *mapping = NULL;
+	struct file *f;
+
+	*file = NULL;
+	*id = 0;
+	if (!bio_has_data(bio))
+		return NULL;
+	f = lt_dio_file(bio);
+	if (f && S_ISREG(file_inode(f)->i_mode)) {
+		*file = f;
+		*id = file_inode(f)->i_ino;
+		return file_inode(f);
+	}
+	if (!f) {
+		struct folio *folio = page_folio(bio_first_page_all(bio));
+
+		if (!folio_test_slab(folio) && !folio_test_anon(folio))
+			mapping = READ_ONCE(folio->mapping);
+	}
+	if (mapping && mapping->host) {
+		*id = mapping->host->i_ino;
+		return mapping->host;
+	}
+	if (in_task() && !(current->flags & PF_KTHREAD)) {
+		*id = current->pid;
+		return current;
+	}
+	return NULL;
+}
+
+/*
+ * The label key of a write from @src and @file (lt_bio_src()) and, if
+ * @name is not NULL, a name for a new label.
+ */
+static u64 lt_src_key(struct bio *bio, void *src, struct file *file,
+		      char *name)
+{
+	unsigned int hint = bio->bi_write_hint & 7;
+	enum lt_src kind = LT_SRC_NONE;
+	u32 class = 0;
+
+	if (name)
+		name[0] = 0;
+	if (file) {
+		/* The same class as the file's page-cache writes. */
+		class = lt_file_class(file_inode(file), file->f_path.dentry,
+				      name);
+		kind = class ? LT_SRC_FILE : LT_SRC_NONE;
+	} else if (src && src == current) {
+		unsigned int n = 0;
+
+		class = lt_pattern(current->comm,
+				   strnlen(current->comm, TASK_COMM_LEN),
+				   17, name, &n);
+		if (name)
+			name[n] = 0;
+		kind = LT_SRC_THREAD;
+	} else if (src) {
+		struct inode *inode = src;
+
+		if (S_ISBLK(inode->i_mode)) {
+			kind = LT_SRC_BDEV;
+		} else if (S_ISREG(inode->i_mode)) {
+			class = lt_file_class(inode, NULL, name);
+			kind = class ? LT_SRC_FILE : LT_SRC_NONE;
+		}
+	}
+	return BIT_ULL(62) | (u64)hint << 56 | (u64)kind << 48 | class;
+}
+
+/*
  * The label key of a write and, if @name is not NULL, a name for a new
  * label.
  */
 static u64 lt_bio_key(struct bio *bio, char *name)
 {
-	unsigned int hint = bio->bi_write_hint & 7;
-	enum lt_src src = LT_SRC_NONE;
-	u32 class = 0;
+	struct file *file;
+	unsigned long id;
+	void *src;
 
-	if (name)
-		name[0] = 0;
-	if (bio_has_data(bio)) {
-		struct folio *folio = page_folio(bio_first_page_all(bio));
-		struct address_space *mapping = NULL;
-		struct file *file;
-
-		if (!folio_test_slab(folio) && !folio_test_anon(folio))
-			mapping = READ_ONCE(folio->mapping);
-		file = mapping ? NULL : lt_dio_file(bio);
-		if (mapping && mapping->host) {
-			struct inode *inode = mapping->host;
-
-			if (S_ISBLK(inode->i_mode)) {
-				src = LT_SRC_BDEV;
-			} else if (S_ISREG(inode->i_mode)) {
-				class = lt_file_class(inode, NULL, name);
-				src = class ? LT_SRC_FILE : LT_SRC_NONE;
-			}
-		} else if (file && S_ISREG(file_inode(file)->i_mode)) {
-			/* The same class as the file's page-cache writes. */
-			class = lt_file_class(file_inode(file),
-					      file->f_path.dentry, name);
-			src = class ? LT_SRC_FILE : LT_SRC_NONE;
-		} else if (in_task() && !(current->flags & PF_KTHREAD)) {
-			unsigned int n = 0;
-
-			class = lt_pattern(current->comm,
-					   strnlen(current->comm, TASK_COMM_LEN),
-					   17, name, &n);
-			if (name)
-				name[n] = 0;
-			src = LT_SRC_THREAD;
-		}
-	}
-	return BIT_ULL(62) | (u64)hint << 56 | (u64)src << 48 | class;
+	src = lt_bio_src(bio, &file, &id);
+	return lt_src_key(bio, src, file, name);
 }
 
 static u64 lt_bio_cgroup(struct bio *bio)
@@ -700,43 +777,98 @@ static unsigned int lt_label_stream(const struct lt_installed *inst, u64 key,
 	return 0;
 }
 
-/*
- * Label a write and log it, or only count it if it touches no tracked
- * range; return its key and tenant.
- */
-static u64 lt_write(struct lt_disk *ld, struct bio *bio, u16 *tenant)
+/* Stream of a label in @inst: its own, else its tenant's; 0 if no layout. */
+static unsigned int lt_layout_stream(const struct lt_installed *inst, u64 key,
+				     u16 tenant)
 {
+	unsigned int stream;
+
+	if (!inst)
+		return 0;
+	stream = lt_label_stream(inst, key, tenant);
+	return stream ?: inst->layout.tenant_stream[tenant];
+}
+
+/* Label a write that touches a tracked range and log it; return its key. */
+static u64 lt_write_tracked(struct lt_disk *ld, struct bio *bio, u16 *tenant)
+{
+	char name[LT_NAME_LEN] = { };
 	u64 key;
 
 	*tenant = lt_tenant(ld, lt_bio_cgroup(bio));
-	if (lt_track_sampled(&ld->track, bio->bi_iter.bi_sector,
-			     bio_sectors(bio))) {
-		char name[LT_NAME_LEN] = { };
-
-		key = lt_bio_key(bio, name);
-		lt_log(ld, bio, key, *tenant, name);
-		return key;
-	}
-	key = lt_bio_key(bio, NULL);
-	lt_skip(ld, bio, *tenant);
+	key = lt_bio_key(bio, name);
+	lt_log(ld, bio, key, *tenant, name);
 	return key;
+}
+
+/*
+ * The tenant and stream of a write that touches no tracked range.  Most
+ * bios come in runs from one file or task, so each CPU remembers the
+ * last one: the next from the same source, cgroup and hint, under the
+ * same layout and within half a second (as for file classes), skips the
+ * label's class, the tenant table and the layout's index.  Only tasks
+ * use the memo, with preemption off, as for the class cache.
+ */
+static unsigned int lt_untracked_stream(struct lt_disk *ld, struct bio *bio,
+					const struct lt_installed *inst,
+					u16 *tenant)
+{
+	u64 cgid = lt_bio_cgroup(bio), seq = inst ? inst->seq : 0;
+	enum rw_hint hint = bio->bi_write_hint;
+	bool memo = in_task();
+	unsigned int stream;
+	struct lt_memo *m;
+	struct file *file;
+	unsigned long id;
+	void *src;
+
+	src = lt_bio_src(bio, &file, &id);
+	if (memo) {
+		preempt_disable();
+		m = &this_cpu_ptr(ld->log)->memo;
+		if (m->valid && m->src == src && m->id == id &&
+		    m->cgid == cgid && m->seq == seq && m->hint == hint &&
+		    time_before(jiffies, m->stamp + HZ / 2)) {
+			*tenant = m->tenant;
+			stream = m->stream;
+			preempt_enable();
+			return stream;
+		}
+		preempt_enable();
+	}
+	*tenant = lt_tenant(ld, cgid);
+	stream = lt_layout_stream(inst, lt_src_key(bio, src, file, NULL),
+				  *tenant);
+	if (memo) {
+		preempt_disable();
+		m = &this_cpu_ptr(ld->log)->memo;
+		*m = (struct lt_memo){
+			.src = src, .id = id, .cgid = cgid, .seq = seq,
+			.stamp = jiffies, .hint = hint, .valid = true,
+			.tenant = *tenant, .stream = stream,
+		};
+		preempt_enable();
+	}
+	return stream;
 }
 
 static unsigned int lt_decide(struct gendisk *disk, void *data,
 			      struct bio *bio)
 {
+	const struct lt_installed *inst;
 	struct lt_disk *ld = data;
-	struct lt_installed *inst;
-	unsigned int stream = 0;
+	unsigned int stream;
 	u16 tenant;
-	u64 key;
 
-	key = lt_write(ld, bio, &tenant);
 	inst = rcu_dereference(ld->layout);
-	if (inst) {
-		stream = lt_label_stream(inst, key, tenant);
-		if (!stream)
-			stream = inst->layout.tenant_stream[tenant];
+	if (lt_track_sampled(&ld->track, bio->bi_iter.bi_sector,
+			     bio_sectors(bio))) {
+		u64 key = lt_write_tracked(ld, bio, &tenant);
+
+		stream = lt_layout_stream(inst, key, tenant);
+	} else {
+		stream = lt_untracked_stream(ld, bio, inst, &tenant);
+		lt_skip(ld, bio, tenant);
 	}
 	this_cpu_add(ld->log->stream_pages[stream],
 		     DIV_ROUND_UP(bio->bi_iter.bi_size, PAGE_SIZE));
@@ -747,13 +879,19 @@ static void lt_observe(struct gendisk *disk, void *data, struct bio *bio,
 		       unsigned int stream)
 {
 	struct lt_disk *ld = data;
+	bool tracked;
 	u16 tenant;
 
-	if (bio_op(bio) == REQ_OP_WRITE)
-		lt_write(ld, bio, &tenant);
-	else if (lt_track_sampled(&ld->track, bio->bi_iter.bi_sector,
-				  bio_sectors(bio)))
-		lt_log(ld, bio, 0, 0, NULL);
+	tracked = lt_track_sampled(&ld->track, bio->bi_iter.bi_sector,
+				   bio_sectors(bio));
+	if (bio_op(bio) != REQ_OP_WRITE) {
+		if (tracked)
+			lt_log(ld, bio, 0, 0, NULL);
+	} else if (tracked) {
+		lt_write_tracked(ld, bio, &tenant);
+	} else {
+		lt_skip(ld, bio, lt_tenant(ld, lt_bio_cgroup(bio)));
+	}
 }
 
 /* --- planning -------------------------------------------------------- */
@@ -804,6 +942,7 @@ static void lt_install(struct lt_disk *ld, const char *reason)
 	lockdep_assert_held(&ld->plan_mutex);
 	for (i = 0; i < LT_MAX_TENANTS; i++)
 		classes += inst->layout.tenant_classes[i];
+	inst->seq = ld->plans + 1;
 	old = rcu_replace_pointer(ld->layout, inst,
 				  lockdep_is_held(&ld->plan_mutex));
 	ld->next = NULL;

@@ -387,7 +387,8 @@ unsigned int lt_track_time_shift(u64 capacity);
 int lt_track_init(struct lt_track *t, u64 nr_sectors, u32 range_size,
 		  unsigned int sample_shift, u64 mem_cap);
 void lt_track_exit(struct lt_track *t);
-bool lt_track_sampled(const struct lt_track *t, u64 sector, u32 nr_sectors);
+bool lt_track_sampled_slow(const struct lt_track *t, u64 sector,
+			   u32 nr_sectors);
 u16 lt_label_get(struct lt_track *t, u64 key, u16 tenant);
 void lt_track_write(struct lt_track *t, u64 sector, u32 nr_sectors,
 		    u16 label, u64 now);
@@ -398,6 +399,53 @@ u64 lt_track_sweep(struct lt_track *t, u64 now, u64 budget);
 int lt_track_check(const struct lt_track *t);
 unsigned int lt_age_bin(u64 age);
 const struct lt_rec *lt_log_next(struct lt_log_cursor *c, unsigned int n);
+
+/*
+ * The owner table entry of range @r, or -1 if @r is not tracked: its
+ * block of 2^sample_shift ranges tracks the range at the offset the
+ * block's index hashes to, in the block's entry.
+ */
+static inline s64 lt_range_slot(const struct lt_track *t, u64 r)
+{
+	unsigned int s = t->sample_shift;
+
+	if (!s)
+		return r;
+	if ((r & ((1U << s) - 1)) != hash_64(r >> s, s))
+		return -1;
+	return r >> s;
+}
+
+/**
+ * lt_track_sampled() - does a write or discard touch a tracked range?
+ * @t: tracker
+ * @sector: first sector
+ * @nr_sectors: length in sectors
+ *
+ * Reads only what lt_track_init() set, so it may run without the
+ * caller's lock.  When tracking is off every write counts as sampled,
+ * since labels still count written bytes.  Inline, as every write asks:
+ * one within a single range, most of them, costs a few shifts, a
+ * multiply and a compare.
+ *
+ * Return: true if lt_track_write() or lt_track_discard() of the same
+ * sectors would change the owner table or the labels.
+ */
+static inline bool lt_track_sampled(const struct lt_track *t, u64 sector,
+				    u32 nr_sectors)
+{
+	unsigned int shift;
+	u64 r;
+
+	if (unlikely(!t->on || !t->sample_shift || !nr_sectors))
+		return lt_track_sampled_slow(t, sector, nr_sectors);
+	shift = t->range_shift - LT_SECTOR_SHIFT;
+	r = sector >> shift;
+	if (likely((sector + nr_sectors - 1) >> shift == r &&
+		   sector + nr_sectors <= t->capacity >> LT_SECTOR_SHIFT))
+		return lt_range_slot(t, r) >= 0;
+	return lt_track_sampled_slow(t, sector, nr_sectors);
+}
 
 /* Slot of (key, tenant) in an open-addressed index of LT_HASH_SIZE. */
 static inline u32 lt_hash(u64 key, u16 tenant)

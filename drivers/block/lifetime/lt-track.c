@@ -280,35 +280,11 @@ int lt_track_init(struct lt_track *t, u64 nr_sectors, u32 range_size,
 }
 
 /*
- * The owner table entry of range @r, or -1 if @r is not tracked: its
- * block of 2^sample_shift ranges tracks the range at the offset the
- * block's index hashes to, in the block's entry.
+ * lt_track_sampled()'s answer for a write of more than one range, or
+ * one at the disk's end or when sampling is off.
  */
-static inline s64 lt_range_slot(const struct lt_track *t, u64 r)
-{
-	unsigned int s = t->sample_shift;
-
-	if (!s)
-		return r;
-	if ((r & ((1U << s) - 1)) != hash_64(r >> s, s))
-		return -1;
-	return r >> s;
-}
-
-/**
- * lt_track_sampled() - does a write or discard touch a tracked range?
- * @t: tracker
- * @sector: first sector
- * @nr_sectors: length in sectors
- *
- * Reads only what lt_track_init() set, so it may run without the
- * caller's lock.  When tracking is off every write counts as sampled,
- * since labels still count written bytes.
- *
- * Return: true if lt_track_write() or lt_track_discard() of the same
- * sectors would change the owner table or the labels.
- */
-bool lt_track_sampled(const struct lt_track *t, u64 sector, u32 nr_sectors)
+bool lt_track_sampled_slow(const struct lt_track *t, u64 sector,
+			   u32 nr_sectors)
 {
 	u64 r, last;
 

@@ -1125,6 +1125,19 @@ static void lt_test_sampling(LT_TEST_CTX *test)
 	for (r = 0; r < 8; r++)
 		LT_EXPECT(test, lt_track_sampled(t, (r + 1000) << shift,
 						 7 << shift));
+	/*
+	 * A write over two ranges, or past the end, counts if a range it
+	 * touches on the disk is tracked.
+	 */
+	for (r = 0; r + 1 < t->nr_ranges; r += 97)
+		if (!LT_EXPECT_EQ(test,
+				  lt_track_sampled(t, ((r + 1) << shift) - 8, 16),
+				  lt_range_slot(t, r) >= 0 ||
+				  lt_range_slot(t, r + 1) >= 0))
+			break;
+	r = t->nr_ranges - 1;
+	LT_EXPECT_EQ(test, lt_track_sampled(t, LT_SECT(LT_GIB) - 8, 16),
+		     lt_range_slot(t, r) >= 0);
 	LT_EXPECT_EQ(test, lt_track_check(t), 0);
 	lt_track_exit(t);
 
