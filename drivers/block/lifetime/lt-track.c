@@ -280,8 +280,9 @@ int lt_track_init(struct lt_track *t, u64 nr_sectors, u32 range_size,
 }
 
 /*
- * lt_track_sampled()'s answer for a write of more than one range, or
- * one at the disk's end or when sampling is off.
+ * lt_track_sampled()'s answer for what its inline path leaves: an empty
+ * write, one over more than one range or past the disk's end, and any
+ * write while tracking or sampling is off.
  */
 bool lt_track_sampled_slow(const struct lt_track *t, u64 sector,
 			   u32 nr_sectors)
