@@ -99,30 +99,31 @@ static const char *const lt_hint_name[] = {
 #define LT_LOG_LEN	32
 
 /**
- * struct lt_memo - a CPU's last untracked write, for the next from the
- *	same place
+ * struct lt_memo - a CPU's last label, for the next write from the same
+ *	place
  * @src: the inode the label came from, the submitting task for a
  *	thread's label, or NULL for a label of the hint alone
  * @id: @src's inode number or pid, against the reuse of a freed @src
  * @cgid: the write's cgroup id
- * @seq: the layout looked up (lt_installed.seq), 0 for none
+ * @tag: lt_memo_tag() of the write's hint and the layout it looked up;
+ *	0 for an empty memo
  * @stamp: jiffies when filled; trusted for half a second, as file
  *	classes are
- * @hint: the write's bi_write_hint
- * @valid: the rest is filled
+ * @key: the label's key
  * @tenant: the tenant slot of @cgid
  * @stream: the stream the layout gave
+ * @name: the label's name, for a tracked write that makes a new label
  */
 struct lt_memo {
 	const void *src;
 	unsigned long id;
 	u64 cgid;
-	u64 seq;
+	u64 tag;
 	unsigned long stamp;
-	enum rw_hint hint;
-	bool valid;
+	u64 key;
 	u16 tenant;
 	u8 stream;
+	char name[LT_NAME_LEN];
 };
 
 /**
@@ -140,7 +141,7 @@ struct lt_memo {
  * @skipped_act: the same per tenant
  * @folded_pages: @skipped_pages when last added to the clock by a replay
  * @folded_act: @skipped_act when last added to the activity by a replay
- * @memo: the last untracked write's label (see lt_untracked_stream())
+ * @memo: the label of this CPU's last write from a task (see lt_decide())
  */
 struct lt_log {
 	spinlock_t lock;	/* @cur, @len[@cur] */
@@ -659,6 +660,16 @@ static void lt_replay(struct lt_disk *ld, bool all)
 		lt_apply(ld, r);
 }
 
+/* Replay the logs now: a CPU's log or count reached its limit. */
+static void lt_replay_now(struct lt_disk *ld)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ld->lock, flags);
+	lt_replay(ld, false);
+	spin_unlock_irqrestore(&ld->lock, flags);
+}
+
 /* Add @rec to @log, the log of @cpu; return whether it is due a replay. */
 static bool lt_log_add(struct lt_disk *ld, struct lt_log *log,
 		       unsigned int cpu, const struct lt_rec *rec, u64 pages)
@@ -702,20 +713,15 @@ static void lt_log(struct lt_disk *ld, struct bio *bio, u64 key, u16 tenant,
 		/* Filled while this bio was on its way: replay first. */
 		spin_unlock(&log->lock);
 		local_irq_restore(flags);
-		spin_lock_irqsave(&ld->lock, flags);
-		lt_replay(ld, false);
-		spin_unlock_irqrestore(&ld->lock, flags);
+		lt_replay_now(ld);
 	}
 	rec.stamp = local_clock();
 	due = lt_log_add(ld, log, smp_processor_id(), &rec,
 			 key ? DIV_ROUND_UP(bio->bi_iter.bi_size, PAGE_SIZE) : 0);
 	spin_unlock(&log->lock);
 	local_irq_restore(flags);
-	if (due) {
-		spin_lock_irqsave(&ld->lock, flags);
-		lt_replay(ld, false);
-		spin_unlock_irqrestore(&ld->lock, flags);
-	}
+	if (due)
+		lt_replay_now(ld);
 }
 
 /* Pages of the writes all CPUs skipped. */
@@ -731,32 +737,37 @@ static u64 lt_skipped_pages(struct lt_disk *ld)
 
 /*
  * Count a write that touches no tracked range: only its pages, for the
- * clock and its tenant's activity, with no lock and interrupts on.  A
- * CPU whose skipped pages since its last fold reach the log's limit
- * replays, so the clock keeps up as it does for logged writes.
+ * clock and its tenant's activity, with no lock and interrupts on.  For
+ * the caller's CPU, with preemption off, @log its log.  A CPU whose
+ * skipped pages since its last fold reach the log's limit replays, so
+ * the clock keeps up as it does for logged writes.
+ *
+ * Return: whether the CPU is due a replay.
  */
-static void lt_skip(struct lt_disk *ld, struct bio *bio, u16 tenant)
+static inline bool lt_skip_local(struct lt_disk *ld, struct lt_log *log,
+				 u16 tenant, u64 pages)
 {
-	u64 pages = DIV_ROUND_UP(bio->bi_iter.bi_size, PAGE_SIZE);
-	struct lt_log *log;
-	unsigned long flags;
-	unsigned int cpu;
-	bool due;
+	unsigned int cpu = smp_processor_id();
 
-	cpu = get_cpu();
-	log = per_cpu_ptr(ld->log, cpu);
 	this_cpu_add(ld->log->skipped_act[tenant], pages);
 	this_cpu_add(ld->log->skipped_pages, pages);
 	if (!cpumask_test_cpu(cpu, ld->skipped))
 		cpumask_set_cpu(cpu, ld->skipped);
-	due = READ_ONCE(log->skipped_pages) - READ_ONCE(log->folded_pages) >=
-	      READ_ONCE(ld->log_pages);
-	put_cpu();
-	if (due) {
-		spin_lock_irqsave(&ld->lock, flags);
-		lt_replay(ld, false);
-		spin_unlock_irqrestore(&ld->lock, flags);
-	}
+	return READ_ONCE(log->skipped_pages) - READ_ONCE(log->folded_pages) >=
+	       READ_ONCE(ld->log_pages);
+}
+
+/* lt_skip_local() from any context. */
+static void lt_skip(struct lt_disk *ld, struct bio *bio, u16 tenant)
+{
+	bool due;
+
+	preempt_disable();
+	due = lt_skip_local(ld, this_cpu_ptr(ld->log), tenant,
+			    DIV_ROUND_UP(bio->bi_iter.bi_size, PAGE_SIZE));
+	preempt_enable();
+	if (due)
+		lt_replay_now(ld);
 }
 
 /* Stream of a label in the installed layout, 0 if it has none of its own. */
@@ -801,77 +812,109 @@ static u64 lt_write_tracked(struct lt_disk *ld, struct bio *bio, u16 *tenant)
 	return key;
 }
 
-/*
- * The tenant and stream of a write that touches no tracked range.  Most
- * bios come in runs from one file or task, so each CPU remembers the
- * last one: the next from the same source, cgroup and hint, under the
- * same layout and within half a second (as for file classes), skips the
- * label's class, the tenant table and the layout's index.  Only tasks
- * use the memo, with preemption off, as for the class cache.
- */
-static unsigned int lt_untracked_stream(struct lt_disk *ld, struct bio *bio,
-					const struct lt_installed *inst,
-					u16 *tenant)
+/* lt_decide() out of a task's context, where the memo is not used. */
+static noinline unsigned int lt_decide_atomic(struct lt_disk *ld,
+					      struct bio *bio,
+					      const struct lt_installed *inst,
+					      bool tracked)
 {
-	u64 cgid = lt_bio_cgroup(bio), seq = inst ? inst->seq : 0;
-	enum rw_hint hint = bio->bi_write_hint;
-	bool memo = in_task();
 	unsigned int stream;
-	struct lt_memo *m;
 	struct file *file;
 	unsigned long id;
+	u16 tenant;
 	void *src;
 
-	src = lt_bio_src(bio, &file, &id);
-	if (memo) {
-		preempt_disable();
-		m = &this_cpu_ptr(ld->log)->memo;
-		if (m->valid && m->src == src && m->id == id &&
-		    m->cgid == cgid && m->seq == seq && m->hint == hint &&
-		    time_before(jiffies, m->stamp + HZ / 2)) {
-			*tenant = m->tenant;
-			stream = m->stream;
-			preempt_enable();
-			return stream;
-		}
-		preempt_enable();
-	}
-	*tenant = lt_tenant(ld, cgid);
-	stream = lt_layout_stream(inst, lt_src_key(bio, src, file, NULL),
-				  *tenant);
-	if (memo) {
-		preempt_disable();
-		m = &this_cpu_ptr(ld->log)->memo;
-		*m = (struct lt_memo){
-			.src = src, .id = id, .cgid = cgid, .seq = seq,
-			.stamp = jiffies, .hint = hint, .valid = true,
-			.tenant = *tenant, .stream = stream,
-		};
-		preempt_enable();
-	}
-	return stream;
-}
-
-static unsigned int lt_decide(struct gendisk *disk, void *data,
-			      struct bio *bio)
-{
-	const struct lt_installed *inst;
-	struct lt_disk *ld = data;
-	unsigned int stream;
-	u16 tenant;
-
-	inst = rcu_dereference(ld->layout);
-	if (lt_track_sampled(&ld->track, bio->bi_iter.bi_sector,
-			     bio_sectors(bio))) {
+	if (tracked) {
 		u64 key = lt_write_tracked(ld, bio, &tenant);
 
 		stream = lt_layout_stream(inst, key, tenant);
 	} else {
-		stream = lt_untracked_stream(ld, bio, inst, &tenant);
+		src = lt_bio_src(bio, &file, &id);
+		tenant = lt_tenant(ld, lt_bio_cgroup(bio));
+		stream = lt_layout_stream(inst, lt_src_key(bio, src, file, NULL),
+					  tenant);
 		lt_skip(ld, bio, tenant);
 	}
 	this_cpu_add(ld->log->stream_pages[stream],
 		     DIV_ROUND_UP(bio->bi_iter.bi_size, PAGE_SIZE));
+	return stream;
+}
+
+/* The memo's tag of a write with @hint under @inst; never 0. */
+static inline u64 lt_memo_tag(const struct lt_installed *inst,
+			      enum rw_hint hint)
+{
+	return (inst ? inst->seq : 0) << 9 | (u64)(u8)hint << 1 | 1;
+}
+
+/*
+ * The stream of a write.  One that touches a tracked range is logged with
+ * its label for the tracker; the others only add their pages to their
+ * CPU's counters.  Most bios come in runs from one file or task, so each
+ * CPU remembers the label of its last write from a task: the next one
+ * from the same source, cgroup and hint, under the same layout and within
+ * half a second (as for file classes), skips the label's class, the
+ * tenant table and the layout's index, and its counting and the memo
+ * share one section with preemption off.
+ */
+static unsigned int lt_decide(struct gendisk *disk, void *data,
+			      struct bio *bio)
+{
+	u64 pages = DIV_ROUND_UP(bio->bi_iter.bi_size, PAGE_SIZE);
+	const struct lt_installed *inst;
+	struct lt_disk *ld = data;
+	char name[LT_NAME_LEN];
+	u64 cgid, tag, key = 0;
+	unsigned int stream;
+	bool tracked, due;
+	struct lt_memo *m;
+	struct file *file;
+	unsigned long id;
+	u16 tenant;
+	void *src;
+
+	inst = rcu_dereference(ld->layout);
+	tracked = lt_track_sampled(&ld->track, bio->bi_iter.bi_sector,
+				   bio_sectors(bio));
+	if (unlikely(!in_task()))
+		return lt_decide_atomic(ld, bio, inst, tracked);
+
+	src = lt_bio_src(bio, &file, &id);
+	cgid = lt_bio_cgroup(bio);
+	tag = lt_memo_tag(inst, bio->bi_write_hint);
+	preempt_disable();
+	m = &this_cpu_ptr(ld->log)->memo;
+	if (unlikely(m->tag != tag || m->src != src || m->id != id ||
+		     m->cgid != cgid ||
+		     !time_before(jiffies, m->stamp + HZ / 2))) {
+		struct lt_memo fresh = {
+			.src = src, .id = id, .cgid = cgid, .tag = tag,
+		};
+
+		preempt_enable();
+		fresh.tenant = lt_tenant(ld, cgid);
+		fresh.key = lt_src_key(bio, src, file, fresh.name);
+		fresh.stream = lt_layout_stream(inst, fresh.key, fresh.tenant);
+		fresh.stamp = jiffies;
+		preempt_disable();
+		m = &this_cpu_ptr(ld->log)->memo;
+		*m = fresh;
+	}
+	tenant = m->tenant;
+	stream = m->stream;
+	if (tracked) {
+		key = m->key;
+		memcpy(name, m->name, LT_NAME_LEN);
+		due = false;
+	} else {
+		due = lt_skip_local(ld, this_cpu_ptr(ld->log), tenant, pages);
+	}
+	this_cpu_add(ld->log->stream_pages[stream], pages);
+	preempt_enable();
+	if (tracked)
+		lt_log(ld, bio, key, tenant, name);
+	else if (unlikely(due))
+		lt_replay_now(ld);
 	return stream;
 }
 
