@@ -333,12 +333,12 @@ static u32 lt_dentry_class(struct dentry *de, char *name)
 /*
  * Classes of recently written inodes, per CPU: most bios of a file come
  * in runs, and its class costs two name walks and the inode's i_lock.  An
- * entry is trusted for half a second, and so is the label an untracked
- * write remembers (struct lt_memo), so a renamed file takes its new class
- * within a second; the inode number and generation guard against a freed
- * inode's address being reused.  Only tasks use the cache, with
- * preemption off, so an interrupt never finds an entry half written and
- * no bio pays for turning interrupts off.
+ * entry is trusted for half a second, and so is the label a CPU
+ * remembers of its last write from a task (struct lt_memo), so a renamed
+ * file takes its new class within a second; the inode number and
+ * generation guard against a freed inode's address being reused.  Only
+ * tasks use the cache, with preemption off, so an interrupt never finds
+ * an entry half written and no bio pays for turning interrupts off.
  */
 #define LT_CLASS_CACHE_BITS	6
 
@@ -470,7 +470,7 @@ static u64 lt_src_key(struct bio *bio, void *src, struct file *file,
 		class = lt_file_class(file_inode(file), file->f_path.dentry,
 				      name);
 		kind = class ? LT_SRC_FILE : LT_SRC_NONE;
-	} else if (src && src == current) {
+	} else if (src == current) {
 		unsigned int n = 0;
 
 		class = lt_pattern(current->comm,
@@ -819,20 +819,15 @@ static noinline unsigned int lt_decide_atomic(struct lt_disk *ld,
 					      bool tracked)
 {
 	unsigned int stream;
-	struct file *file;
-	unsigned long id;
 	u16 tenant;
-	void *src;
 
 	if (tracked) {
 		u64 key = lt_write_tracked(ld, bio, &tenant);
 
 		stream = lt_layout_stream(inst, key, tenant);
 	} else {
-		src = lt_bio_src(bio, &file, &id);
 		tenant = lt_tenant(ld, lt_bio_cgroup(bio));
-		stream = lt_layout_stream(inst, lt_src_key(bio, src, file, NULL),
-					  tenant);
+		stream = lt_layout_stream(inst, lt_bio_key(bio, NULL), tenant);
 		lt_skip(ld, bio, tenant);
 	}
 	this_cpu_add(ld->log->stream_pages[stream],
