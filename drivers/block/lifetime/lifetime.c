@@ -419,8 +419,8 @@ static struct file *lt_dio_file(struct bio *bio)
  * own write of neither, the task.  @id gets the inode number or pid.
  * NULL if the label is the write's hint alone.
  */
-static void *lt_bio_src(struct bio *bio, struct file **file,
-			unsigned long *id)
+static __always_inline void *lt_bio_src(struct bio *bio, struct file **file,
+					unsigned long *id)
 {
 	struct address_space *mapping = NULL;
 	struct file *f;
@@ -843,13 +843,42 @@ static inline u64 lt_memo_tag(const struct lt_installed *inst,
 }
 
 /*
+ * Fill this CPU's memo for a write from @src (@file, @id: lt_bio_src())
+ * in cgroup @cgid that the memo did not know: its tenant, label and
+ * stream under @inst, and @tag (lt_memo_tag()).  Called and returns with
+ * preemption off, which it turns on meanwhile, so the memo it returns
+ * may be another CPU's than the caller's was.
+ */
+static noinline struct lt_memo *lt_memo_fill(struct lt_disk *ld,
+					     const struct lt_installed *inst,
+					     struct bio *bio, void *src,
+					     struct file *file, unsigned long id,
+					     u64 cgid, u64 tag)
+{
+	struct lt_memo fresh = {
+		.src = src, .id = id, .cgid = cgid, .tag = tag,
+	};
+	struct lt_memo *m;
+
+	preempt_enable();
+	fresh.tenant = lt_tenant(ld, cgid);
+	fresh.key = lt_src_key(bio, src, file, fresh.name);
+	fresh.stream = lt_layout_stream(inst, fresh.key, fresh.tenant);
+	fresh.stamp = jiffies;
+	preempt_disable();
+	m = &this_cpu_ptr(ld->log)->memo;
+	*m = fresh;
+	return m;
+}
+
+/*
  * The stream of a write.  One that touches a tracked range is logged with
  * its label for the tracker; the others only add their pages to their
  * CPU's counters.  Most bios come in runs from one file or task, so each
  * CPU remembers the label of its last write from a task: the next one
  * from the same source, cgroup and hint, under the same layout and within
  * half a second (as for file classes), skips the label's class, the
- * tenant table and the layout's index, and its counting and the memo
+ * tenant table and the layout's index.  The memo, the log and the counts
  * share one section with preemption off.
  */
 static unsigned int lt_decide(struct gendisk *disk, void *data,
@@ -858,14 +887,12 @@ static unsigned int lt_decide(struct gendisk *disk, void *data,
 	u64 pages = DIV_ROUND_UP(bio->bi_iter.bi_size, PAGE_SIZE);
 	const struct lt_installed *inst;
 	struct lt_disk *ld = data;
-	char name[LT_NAME_LEN];
-	u64 cgid, tag, key = 0;
+	bool tracked, due = false;
 	unsigned int stream;
-	bool tracked, due;
 	struct lt_memo *m;
 	struct file *file;
 	unsigned long id;
-	u16 tenant;
+	u64 cgid, tag;
 	void *src;
 
 	inst = rcu_dereference(ld->layout);
@@ -881,34 +908,16 @@ static unsigned int lt_decide(struct gendisk *disk, void *data,
 	m = &this_cpu_ptr(ld->log)->memo;
 	if (unlikely(m->tag != tag || m->src != src || m->id != id ||
 		     m->cgid != cgid ||
-		     !time_before(jiffies, m->stamp + HZ / 2))) {
-		struct lt_memo fresh = {
-			.src = src, .id = id, .cgid = cgid, .tag = tag,
-		};
-
-		preempt_enable();
-		fresh.tenant = lt_tenant(ld, cgid);
-		fresh.key = lt_src_key(bio, src, file, fresh.name);
-		fresh.stream = lt_layout_stream(inst, fresh.key, fresh.tenant);
-		fresh.stamp = jiffies;
-		preempt_disable();
-		m = &this_cpu_ptr(ld->log)->memo;
-		*m = fresh;
-	}
-	tenant = m->tenant;
+		     !time_before(jiffies, m->stamp + HZ / 2)))
+		m = lt_memo_fill(ld, inst, bio, src, file, id, cgid, tag);
 	stream = m->stream;
-	if (tracked) {
-		key = m->key;
-		memcpy(name, m->name, LT_NAME_LEN);
-		due = false;
-	} else {
-		due = lt_skip_local(ld, this_cpu_ptr(ld->log), tenant, pages);
-	}
+	if (tracked)
+		lt_log(ld, bio, m->key, m->tenant, m->name);
+	else
+		due = lt_skip_local(ld, this_cpu_ptr(ld->log), m->tenant, pages);
 	this_cpu_add(ld->log->stream_pages[stream], pages);
 	preempt_enable();
-	if (tracked)
-		lt_log(ld, bio, key, tenant, name);
-	else if (unlikely(due))
+	if (unlikely(due))
 		lt_replay_now(ld);
 	return stream;
 }

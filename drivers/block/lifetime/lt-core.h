@@ -186,6 +186,11 @@ struct lt_track_stats {
  * @time_shift: log2 of the owner table's time unit in pages
  * @sample_shift: one range in each block of 2^@sample_shift is tracked
  *	(see lt_range_slot()); 0 tracks them all
+ * @sampled_shift: log2 of the range size in sectors while ranges are
+ *	sampled (@on and @sample_shift not 0), else 0: lt_track_sampled()'s
+ *	inline path in one field
+ * @sample_mask: 2^@sample_shift - 1
+ * @nr_sectors: disk size in sectors
  * @on: the owner table exists and deaths are tracked
  * @nr_free: free label slots on @free
  * @free: stack of free label slots
@@ -203,6 +208,9 @@ struct lt_track {
 	u8 sub_shift;
 	u8 time_shift;
 	u8 sample_shift;
+	u8 sampled_shift;
+	u32 sample_mask;
+	u64 nr_sectors;
 	bool on;
 	u16 nr_free;
 	u16 free[LT_MAX_LABELS];
@@ -411,7 +419,7 @@ static inline s64 lt_range_slot(const struct lt_track *t, u64 r)
 
 	if (!s)
 		return r;
-	if ((r & ((1U << s) - 1)) != hash_64(r >> s, s))
+	if ((r & t->sample_mask) != hash_64(r >> s, s))
 		return -1;
 	return r >> s;
 }
@@ -434,15 +442,12 @@ static inline s64 lt_range_slot(const struct lt_track *t, u64 r)
 static inline bool lt_track_sampled(const struct lt_track *t, u64 sector,
 				    u32 nr_sectors)
 {
-	unsigned int shift;
-	u64 r;
+	unsigned int shift = t->sampled_shift;
+	u64 end = sector + nr_sectors;
+	u64 r = sector >> shift;
 
-	if (unlikely(!t->on || !t->sample_shift || !nr_sectors))
-		return lt_track_sampled_slow(t, sector, nr_sectors);
-	shift = t->range_shift - LT_SECTOR_SHIFT;
-	r = sector >> shift;
-	if (likely((sector + nr_sectors - 1) >> shift == r &&
-		   sector + nr_sectors <= t->capacity >> LT_SECTOR_SHIFT))
+	if (likely(shift && nr_sectors && (end - 1) >> shift == r &&
+		   end <= t->nr_sectors))
 		return lt_range_slot(t, r) >= 0;
 	return lt_track_sampled_slow(t, sector, nr_sectors);
 }

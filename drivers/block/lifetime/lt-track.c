@@ -251,7 +251,9 @@ int lt_track_init(struct lt_track *t, u64 nr_sectors, u32 range_size,
 	t->nr_free = LT_MAX_LABELS - 1;
 
 	t->capacity = nr_sectors << LT_SECTOR_SHIFT;
+	t->nr_sectors = nr_sectors;
 	t->sample_shift = sample_shift;
+	t->sample_mask = (1U << sample_shift) - 1;
 	t->time_shift = lt_track_time_shift(t->capacity);
 	t->stats.mem_bytes = LT_MAX_LABELS * sizeof(*t->label);
 	if (shift < 0) {
@@ -273,6 +275,8 @@ int lt_track_init(struct lt_track *t, u64 nr_sectors, u32 range_size,
 	t->sub_shift = shift - LT_SUB_BITS;
 	t->nr_ranges = lt_track_slots(t->capacity, shift, 0);
 	t->on = true;
+	if (sample_shift)
+		t->sampled_shift = shift - LT_SECTOR_SHIFT;
 	t->stats.mem_bytes += t->nr_slots * sizeof(*t->owner);
 	t->stats.ranges = t->nr_slots;
 	t->stats.range_bytes = 1ULL << shift;
@@ -316,6 +320,7 @@ void lt_track_exit(struct lt_track *t)
 	t->owner = NULL;
 	t->label = NULL;
 	t->on = false;
+	t->sampled_shift = 0;
 }
 
 static void lt_hash_remove(struct lt_track *t, u16 idx)
