@@ -189,8 +189,6 @@ struct lt_track_stats {
  * @sampled_shift: log2 of the range size in sectors while ranges are
  *	sampled (@on and @sample_shift not 0), else 0: lt_track_sampled()'s
  *	inline path in one field
- * @sample_mask: 2^@sample_shift - 1
- * @nr_sectors: disk size in sectors
  * @on: the owner table exists and deaths are tracked
  * @nr_free: free label slots on @free
  * @free: stack of free label slots
@@ -209,8 +207,6 @@ struct lt_track {
 	u8 time_shift;
 	u8 sample_shift;
 	u8 sampled_shift;
-	u32 sample_mask;
-	u64 nr_sectors;
 	bool on;
 	u16 nr_free;
 	u16 free[LT_MAX_LABELS];
@@ -419,7 +415,7 @@ static inline s64 lt_range_slot(const struct lt_track *t, u64 r)
 
 	if (!s)
 		return r;
-	if ((r & t->sample_mask) != hash_64(r >> s, s))
+	if ((r & ((1U << s) - 1)) != hash_64(r >> s, s))
 		return -1;
 	return r >> s;
 }
@@ -447,7 +443,7 @@ static inline bool lt_track_sampled(const struct lt_track *t, u64 sector,
 	u64 r = sector >> shift;
 
 	if (likely(shift && nr_sectors && (end - 1) >> shift == r &&
-		   end <= t->nr_sectors))
+		   end <= t->capacity >> LT_SECTOR_SHIFT))
 		return lt_range_slot(t, r) >= 0;
 	return lt_track_sampled_slow(t, sector, nr_sectors);
 }
