@@ -901,8 +901,9 @@ static unsigned int lt_decide(struct gendisk *disk, void *data,
 	if (unlikely(!in_task()))
 		return lt_decide_atomic(ld, bio, inst, tracked);
 
-	src = lt_bio_src(bio, &file, &id);
+	/* Before lt_bio_src(), which would keep its results across a call. */
 	cgid = lt_bio_cgroup(bio);
+	src = lt_bio_src(bio, &file, &id);
 	tag = lt_memo_tag(inst, bio->bi_write_hint);
 	preempt_disable();
 	m = &this_cpu_ptr(ld->log)->memo;
