@@ -403,6 +403,16 @@ static u32 lt_file_class(struct inode *inode, struct dentry *de, char *name)
 	return class;
 }
 
+/*
+ * The first sector of a bio on the whole disk.  Placement is decided in
+ * submit_bio(), before a partition's bio is remapped to the disk, and one
+ * owner table covers the whole disk.
+ */
+static inline sector_t lt_bio_sector(struct bio *bio)
+{
+	return bio->bi_iter.bi_sector + bio->bi_bdev->bd_start_sect;
+}
+
 /* The file of a direct write, if the filesystem uses iomap's direct I/O. */
 static struct file *lt_dio_file(struct bio *bio)
 {
@@ -693,7 +703,7 @@ static void lt_log(struct lt_disk *ld, struct bio *bio, u64 key, u16 tenant,
 		   const char *name)
 {
 	struct lt_rec rec = {
-		.sector = bio->bi_iter.bi_sector,
+		.sector = lt_bio_sector(bio),
 		.nr_sectors = bio_sectors(bio),
 		.key = key,
 		.tenant = tenant,
@@ -896,7 +906,7 @@ static unsigned int lt_decide(struct gendisk *disk, void *data,
 	void *src;
 
 	inst = rcu_dereference(ld->layout);
-	tracked = lt_track_sampled(&ld->track, bio->bi_iter.bi_sector,
+	tracked = lt_track_sampled(&ld->track, lt_bio_sector(bio),
 				   bio_sectors(bio));
 	if (unlikely(!in_task()))
 		return lt_decide_atomic(ld, bio, inst, tracked);
@@ -930,7 +940,7 @@ static void lt_observe(struct gendisk *disk, void *data, struct bio *bio,
 	bool tracked;
 	u16 tenant;
 
-	tracked = lt_track_sampled(&ld->track, bio->bi_iter.bi_sector,
+	tracked = lt_track_sampled(&ld->track, lt_bio_sector(bio),
 				   bio_sectors(bio));
 	if (bio_op(bio) != REQ_OP_WRITE) {
 		if (tracked)

@@ -161,7 +161,7 @@ start_policy() {	# RECLAIM_AGE_BYTES
 echo "+io +memory" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 mkdir -p $top
 echo "+io +memory" >$top/cgroup.subtree_control 2>/dev/null
-echo "1..19"
+echo "1..20"
 
 load_module || bail "no lifetime policy: built in, loaded, or at \$LIFETIME_KO"
 
@@ -414,6 +414,38 @@ check "with one range in 8 tracked, the rest is only counted and the clock sees 
 	sh -c "[ \$(cat $lt/sample_shift) = 3 ] && [ $((hb + sb)) = $((16 * MiB)) ] &&
 	       [ $sb -ge $((16 * MiB * 3 / 4)) ] && [ $sb -le $((16 * MiB * 15 / 16)) ] &&
 	       [ '$clk' = $((16 * MiB)) ]"
+echo "$old_shift" >"$(param sample_shift)"
+echo none >$q/write_stream_policy
+
+# --- partitions: a partition's writes are tracked where they land --------
+# Two partitions side by side over the disk's first 32 MiB, every range
+# tracked.  The same offsets in each are different blocks of the disk, so
+# the second partition's writes kill nothing the first wrote; writing the
+# first again kills all of it.
+part=$((16 * MiB / 512))
+case $disk in *[0-9]) sep=p ;; *) sep= ;; esac	# nvme0n1p1, sda1
+p1=/dev/$disk${sep}1
+p2=/dev/$disk${sep}2
+echo 0 >"$(param sample_shift)"
+echo lifetime >$q/write_stream_policy
+dead() { awk '$1 == "dead_bytes" { print $2 }' $dbg/stats; }
+if addpart /dev/$disk 1 0 $part && addpart /dev/$disk 2 $part $part &&
+   [ -b $p1 ] && [ -b $p2 ]; then
+	in_cg t1 dd if=/dev/zero of=$p1 bs=1M count=4 oflag=direct status=none
+	in_cg t2 dd if=/dev/zero of=$p2 bs=1M count=4 oflag=direct status=none
+	d1=$(dead)
+	in_cg t1 dd if=/dev/zero of=$p1 bs=1M count=4 oflag=direct status=none
+	d2=$(dead)
+	diag "dead bytes after the second partition's writes $d1," \
+		"after the first's again $d2"
+	check "a partition's writes are tracked at their place on the disk" \
+		sh -c "[ '$d1' = 0 ] && [ '$d2' = $((4 * MiB)) ]"
+else
+	not_ok "a partition's writes are tracked at their place on the disk" \
+		"(cannot add partitions to $disk)"
+fi
+delpart /dev/$disk 2 2>/dev/null
+delpart /dev/$disk 1 2>/dev/null
 echo "$old_shift" >"$(param sample_shift)"
 echo none >$q/write_stream_policy
 
