@@ -575,45 +575,47 @@ static void lt_check_soon(struct lt_disk *ld)
 			     ld->now + max(ld->reclaim_age / LT_QUARTERS, 1ULL));
 }
 
-/* Give one logged bio to the tracker. */
-static void lt_apply(struct lt_disk *ld, const struct lt_rec *r)
+/*
+ * Give one bio to the tracker: a write of @key and @tenant named @name, or
+ * with @key 0 an invalidation.
+ */
+static void lt_apply_bio(struct lt_disk *ld, u64 sector, u32 nr_sectors,
+			 u64 key, u16 tenant, const char *name)
 {
 	u64 pages;
 	u16 label;
 
 	lockdep_assert_held(&ld->lock);
-	if (!r->key) {
-		lt_track_discard(&ld->track, r->sector, r->nr_sectors, ld->now);
+	if (!key) {
+		lt_track_discard(&ld->track, sector, nr_sectors, ld->now);
 		return;
 	}
-	pages = DIV_ROUND_UP((u64)r->nr_sectors << LT_SECTOR_SHIFT, PAGE_SIZE);
-	label = lt_label_get(&ld->track, r->key, r->tenant);
-	if (label != LT_LABEL_UNKNOWN && ld->label_key[label] != r->key) {
-		ld->label_key[label] = r->key;
-		strscpy(ld->names[label], r->name);
+	pages = DIV_ROUND_UP((u64)nr_sectors << LT_SECTOR_SHIFT, PAGE_SIZE);
+	label = lt_label_get(&ld->track, key, tenant);
+	if (label != LT_LABEL_UNKNOWN && ld->label_key[label] != key) {
+		ld->label_key[label] = key;
+		strscpy(ld->names[label], name);
 	}
-	lt_track_write(&ld->track, r->sector, r->nr_sectors, label, ld->now);
-	ld->act[ld->quarter][r->tenant] += pages;
+	lt_track_write(&ld->track, sector, nr_sectors, label, ld->now);
+	ld->act[ld->quarter][tenant] += pages;
 	lt_clock(ld, pages);
 }
 
-/*
- * Add the pages of @cpu's skipped writes since its last fold to the clock
- * and to their tenants' activity.  Only the replay, under the disk lock,
- * writes the folded counts; the skipped ones only grow.
- */
-static void lt_fold(struct lt_disk *ld, unsigned int cpu)
+/* Give one logged bio to the tracker. */
+static void lt_apply(struct lt_disk *ld, const struct lt_rec *r)
 {
-	struct lt_log *log = per_cpu_ptr(ld->log, cpu);
-	unsigned int i, n = ld->nr_tenants;	/* grows only under ld->lock */
+	lt_apply_bio(ld, r->sector, r->nr_sectors, r->key, r->tenant, r->name);
+}
+
+/*
+ * Add the pages of @log's skipped writes since its last fold to the clock
+ * alone; lt_fold() adds them to their tenants' activity.
+ */
+static void lt_fold_clock(struct lt_disk *ld, struct lt_log *log)
+{
 	u64 v, pages;
 
 	lockdep_assert_held(&ld->lock);
-	for (i = 0; i < n; i++) {
-		v = READ_ONCE(log->skipped_act[i]);
-		ld->act[ld->quarter][i] += v - log->folded_act[i];
-		log->folded_act[i] = v;
-	}
 	v = READ_ONCE(log->skipped_pages);
 	pages = v - log->folded_pages;
 	WRITE_ONCE(log->folded_pages, v);
@@ -622,31 +624,32 @@ static void lt_fold(struct lt_disk *ld, unsigned int cpu)
 }
 
 /*
- * Replay every CPU's log into the tracker, in submission order.  Each
- * logged CPU's halves are swapped under its log lock, so its bios go on
- * logging into the other half while this one is read.  The writes CPUs
- * skipped go to the clock first: those of the CPUs that marked
- * themselves in @skipped, or with @all those of every CPU.  The marks
- * are hints, not a handshake: a count read just before a skip lands, or
- * a mark lost to the clear, only waits for the CPU's next mark or the
- * worker's fold of all CPUs, once per check; no page is lost.
+ * Add the pages of @cpu's skipped writes since its last fold to the clock
+ * and to their tenants' activity.  Only the disk lock's holder writes the
+ * folded counts; the skipped ones only grow.
  */
-static void lt_replay(struct lt_disk *ld, bool all)
+static void lt_fold(struct lt_disk *ld, unsigned int cpu)
+{
+	struct lt_log *log = per_cpu_ptr(ld->log, cpu);
+	unsigned int i, n = ld->nr_tenants;	/* grows only under ld->lock */
+	u64 v;
+
+	lockdep_assert_held(&ld->lock);
+	for (i = 0; i < n; i++) {
+		v = READ_ONCE(log->skipped_act[i]);
+		ld->act[ld->quarter][i] += v - log->folded_act[i];
+		log->folded_act[i] = v;
+	}
+	lt_fold_clock(ld, log);
+}
+
+/* Replay every CPU's log into the tracker, in submission order. */
+static void lt_replay_logs(struct lt_disk *ld)
 {
 	const struct lt_rec *r;
 	unsigned int cpu, n = 0;
 
 	lockdep_assert_held(&ld->lock);
-	if (all) {
-		cpumask_clear(ld->skipped);
-		for_each_possible_cpu(cpu)
-			lt_fold(ld, cpu);
-	} else {
-		for_each_cpu(cpu, ld->skipped) {
-			cpumask_clear_cpu(cpu, ld->skipped);
-			lt_fold(ld, cpu);
-		}
-	}
 	for_each_cpu(cpu, ld->logged) {
 		struct lt_log *log = per_cpu_ptr(ld->log, cpu);
 		unsigned int half;
@@ -668,6 +671,34 @@ static void lt_replay(struct lt_disk *ld, bool all)
 	}
 	while ((r = lt_log_next(ld->cursor, n)))
 		lt_apply(ld, r);
+}
+
+/*
+ * Replay every CPU's log into the tracker (lt_replay_logs()).  Each
+ * logged CPU's halves are swapped under its log lock, so its bios go on
+ * logging into the other half while this one is read.  The writes CPUs
+ * skipped go to the clock first: those of the CPUs that marked
+ * themselves in @skipped, or with @all those of every CPU.  The marks
+ * are hints, not a handshake: a count read just before a skip lands, or
+ * a mark lost to the clear, only waits for the CPU's next mark or the
+ * worker's fold of all CPUs, once per check; no page is lost.
+ */
+static void lt_replay(struct lt_disk *ld, bool all)
+{
+	unsigned int cpu;
+
+	lockdep_assert_held(&ld->lock);
+	if (all) {
+		cpumask_clear(ld->skipped);
+		for_each_possible_cpu(cpu)
+			lt_fold(ld, cpu);
+	} else {
+		for_each_cpu(cpu, ld->skipped) {
+			cpumask_clear_cpu(cpu, ld->skipped);
+			lt_fold(ld, cpu);
+		}
+	}
+	lt_replay_logs(ld);
 }
 
 /* Replay the logs now: a CPU's log or count reached its limit. */
@@ -696,8 +727,8 @@ static bool lt_log_add(struct lt_disk *ld, struct lt_log *log,
 }
 
 /*
- * Log a bio for the tracker: a write under @key named @name, or with @key
- * 0 and @name NULL an invalidation.
+ * Log a bio for the tracker, for a later replay: a write under @key named
+ * @name, or with @key 0 and @name NULL an invalidation.
  */
 static void lt_log(struct lt_disk *ld, struct bio *bio, u64 key, u16 tenant,
 		   const char *name)
@@ -732,6 +763,35 @@ static void lt_log(struct lt_disk *ld, struct bio *bio, u64 key, u16 tenant,
 	local_irq_restore(flags);
 	if (due)
 		lt_replay_now(ld);
+}
+
+/*
+ * Give a bio to the tracker as lt_log() does.  If the disk lock is free,
+ * the bio goes to the tracker at once, after the logged bios so that it
+ * sees them in order, and the clock takes this CPU's skipped pages (their
+ * tenants' activity waits for the next replay).  If another CPU holds
+ * the lock, the bio is logged instead: CPUs never wait for each other.
+ * With the lock free most of the time, a bio is neither stamped nor
+ * copied twice, and the logs stay empty.
+ */
+static void lt_record(struct lt_disk *ld, struct bio *bio, u64 key,
+		      u16 tenant, const char *name)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	if (!spin_trylock(&ld->lock)) {
+		local_irq_restore(flags);
+		lt_log(ld, bio, key, tenant, name);
+		return;
+	}
+	if (unlikely(!cpumask_empty(ld->logged)))
+		lt_replay_logs(ld);
+	lt_fold_clock(ld, this_cpu_ptr(ld->log));
+	lt_apply_bio(ld, lt_bio_sector(bio), bio_sectors(bio), key, tenant,
+		     name);
+	spin_unlock(&ld->lock);
+	local_irq_restore(flags);
 }
 
 /* Pages of the writes all CPUs skipped. */
@@ -818,7 +878,7 @@ static u64 lt_write_tracked(struct lt_disk *ld, struct bio *bio, u16 *tenant)
 
 	*tenant = lt_tenant(ld, lt_bio_cgroup(bio));
 	key = lt_bio_key(bio, name);
-	lt_log(ld, bio, key, *tenant, name);
+	lt_record(ld, bio, key, *tenant, name);
 	return key;
 }
 
@@ -923,7 +983,7 @@ static unsigned int lt_decide(struct gendisk *disk, void *data,
 		m = lt_memo_fill(ld, inst, bio, src, file, id, cgid, tag);
 	stream = m->stream;
 	if (tracked)
-		lt_log(ld, bio, m->key, m->tenant, m->name);
+		lt_record(ld, bio, m->key, m->tenant, m->name);
 	else
 		due = lt_skip_local(ld, this_cpu_ptr(ld->log), m->tenant, pages);
 	this_cpu_add(ld->log->stream_pages[stream], pages);
@@ -944,7 +1004,7 @@ static void lt_observe(struct gendisk *disk, void *data, struct bio *bio,
 				   bio_sectors(bio));
 	if (bio_op(bio) != REQ_OP_WRITE) {
 		if (tracked)
-			lt_log(ld, bio, 0, 0, NULL);
+			lt_record(ld, bio, 0, 0, NULL);
 	} else if (tracked) {
 		lt_write_tracked(ld, bio, &tenant);
 	} else {

@@ -234,11 +234,58 @@ static void lt_kunit_skip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ld->track.stats.host_bytes, 0);
 }
 
+/*
+ * A bio goes to the tracker at once while the disk lock is free, after
+ * what was logged while it was not: a write of label a logged behind a
+ * held lock, then one of label b over the same range, kills a's data.
+ * Sectors are the whole disk's: those of a partition are offset.
+ */
+static void lt_kunit_record(struct kunit *test)
+{
+	struct block_device *part = kunit_kzalloc(test, sizeof(*part),
+						  GFP_KERNEL);
+	struct lt_disk *ld = lt_kunit_disk(test);
+	struct bio bio;
+	u16 a, b;
+
+	KUNIT_ASSERT_NOT_NULL(test, part);
+	part->bd_start_sect = LT_SECT(LT_MIB);
+	bio_init(&bio, NULL, NULL, 0, REQ_OP_WRITE);
+	bio.bi_bdev = part;
+	bio.bi_iter.bi_size = 64 * LT_KIB;
+
+	spin_lock_irq(&ld->lock);
+	lt_record(ld, &bio, 0xa, 1, "a");
+	spin_unlock_irq(&ld->lock);
+	KUNIT_EXPECT_FALSE(test, cpumask_empty(ld->logged));
+	KUNIT_EXPECT_EQ(test, ld->track.stats.host_bytes, 0);
+
+	lt_record(ld, &bio, 0xb, 1, "b");
+	KUNIT_EXPECT_TRUE(test, cpumask_empty(ld->logged));
+	a = lt_label_get(&ld->track, 0xa, 1);
+	b = lt_label_get(&ld->track, 0xb, 1);
+	KUNIT_EXPECT_NE(test, a, b);
+	KUNIT_EXPECT_STREQ(test, ld->names[b], "b");
+	KUNIT_EXPECT_EQ(test, ld->track.stats.host_bytes, 128 * LT_KIB);
+	KUNIT_EXPECT_EQ(test, ld->track.stats.dead_bytes, 64 * LT_KIB);
+	KUNIT_EXPECT_EQ(test, ld->track.label[a].bytes, 64 * LT_KIB);
+	KUNIT_EXPECT_EQ(test, ld->track.owner[LT_MIB >> 16].label, b);
+	KUNIT_EXPECT_EQ(test, ld->now, 32);
+
+	/* An invalidation, applied at once too. */
+	bio.bi_opf = REQ_OP_DISCARD;
+	lt_record(ld, &bio, 0, 0, NULL);
+	KUNIT_EXPECT_EQ(test, ld->track.stats.dead_bytes, 128 * LT_KIB);
+	KUNIT_EXPECT_EQ(test, ld->track.owner[LT_MIB >> 16].live, 0);
+	KUNIT_EXPECT_EQ(test, lt_track_check(&ld->track), 0);
+}
+
 static struct kunit_case lt_kunit_cases[] = {
 	KUNIT_CASE_PARAM(lt_kunit_run, lt_kunit_gen_params),
 	KUNIT_CASE(lt_kunit_replay),
 	KUNIT_CASE(lt_kunit_replay_cpus),
 	KUNIT_CASE(lt_kunit_skip),
+	KUNIT_CASE(lt_kunit_record),
 	{}
 };
 
