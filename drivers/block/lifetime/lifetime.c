@@ -112,6 +112,8 @@ static const char *const lt_hint_name[] = {
  * @key: the label's key
  * @tenant: the tenant slot of @cgid
  * @stream: the stream the layout gave
+ * @pages: pages of this label's writes that touch no tracked range, not
+ *	yet in the CPU's counts (lt_memo_flush()); only this CPU writes it
  * @name: the label's name, for a tracked write that makes a new label
  */
 struct lt_memo {
@@ -123,6 +125,7 @@ struct lt_memo {
 	u64 key;
 	u16 tenant;
 	u8 stream;
+	u64 pages;
 	char name[LT_NAME_LEN];
 };
 
@@ -135,11 +138,11 @@ struct lt_memo {
  * @pages: pages written by the records of each half
  * @rec: the two halves
  * @stream_pages: pages this CPU's bios were sent to each stream with by
- *	this policy
+ *	this policy, but for those @memo still holds
  * @skipped_pages: pages of this CPU's writes that touch no tracked range
- *	and were not logged, ever
+ *	and were not logged, ever, but for those @memo still holds
  * @skipped_act: the same per tenant
- * @folded_pages: @skipped_pages when last added to the clock by a replay
+ * @folded_pages: lt_skipped_sum() when last added to the clock
  * @folded_act: @skipped_act when last added to the activity by a replay
  * @memo: the label of this CPU's last write from a task (see lt_decide())
  */
@@ -608,19 +611,38 @@ static void lt_apply(struct lt_disk *ld, const struct lt_rec *r)
 }
 
 /*
- * Add the pages of @log's skipped writes since its last fold to the clock
- * alone; lt_fold() adds them to their tenants' activity.
+ * Pages of a CPU's writes that touched no tracked range: those in its
+ * counts and those still in its memo.  The memo's owner empties the memo
+ * before it adds its pages to the counts (lt_memo_flush()), and this
+ * reads them the other way round, so a read from another CPU may miss
+ * pages on their way but never counts them twice: the sum never runs
+ * ahead of what was written, and lags it only while writes run.
+ */
+static u64 lt_skipped_sum(const struct lt_log *log)
+{
+	u64 v = READ_ONCE(log->skipped_pages);
+
+	/* Pairs with the smp_wmb() in lt_memo_flush(). */
+	smp_rmb();
+	return v + READ_ONCE(log->memo.pages);
+}
+
+/*
+ * Add the pages of @log's skipped writes since its last fold, those in
+ * its memo included, to the clock alone; lt_fold() adds those in the
+ * counts to their tenants' activity.
  */
 static void lt_fold_clock(struct lt_disk *ld, struct lt_log *log)
 {
 	u64 v, pages;
 
 	lockdep_assert_held(&ld->lock);
-	v = READ_ONCE(log->skipped_pages);
+	v = lt_skipped_sum(log);
+	if (v <= log->folded_pages)
+		return;
 	pages = v - log->folded_pages;
 	WRITE_ONCE(log->folded_pages, v);
-	if (pages)
-		lt_clock(ld, pages);
+	lt_clock(ld, pages);
 }
 
 /*
@@ -794,6 +816,22 @@ static void lt_record(struct lt_disk *ld, struct bio *bio, u64 key,
 	local_irq_restore(flags);
 }
 
+/*
+ * Pages a CPU sent to @stream, those its memo holds included, read as
+ * lt_skipped_sum() reads them.
+ */
+static u64 lt_stream_sum(const struct lt_log *log, unsigned int stream)
+{
+	u64 v = READ_ONCE(log->stream_pages[stream]);
+
+	/* Pairs with the smp_wmb() in lt_memo_flush(). */
+	smp_rmb();
+	/* The memo may change label meanwhile: then a read is off a moment. */
+	if (data_race(log->memo.stream) == stream)
+		v += READ_ONCE(log->memo.pages);
+	return v;
+}
+
 /* Pages of the writes all CPUs skipped. */
 static u64 lt_skipped_pages(struct lt_disk *ld)
 {
@@ -801,30 +839,53 @@ static u64 lt_skipped_pages(struct lt_disk *ld)
 	u64 p = 0;
 
 	for_each_possible_cpu(cpu)
-		p += READ_ONCE(per_cpu_ptr(ld->log, cpu)->skipped_pages);
+		p += lt_skipped_sum(per_cpu_ptr(ld->log, cpu));
 	return p;
 }
 
 /*
- * Count a write that touches no tracked range: only its pages, for the
- * clock and its tenant's activity, with no lock and interrupts on.  For
- * the caller's CPU, with preemption off, @log its log.  A CPU whose
- * skipped pages since its last fold reach the log's limit replays, so
- * the clock keeps up as it does for logged writes.
+ * Count pages of writes that touch no tracked range: only their number,
+ * for the clock and their tenant's activity, with no lock and interrupts
+ * on.  For the caller's CPU, with preemption off, @log its log.  A CPU
+ * whose skipped pages since its last fold reach the log's limit replays,
+ * so the clock keeps up as it does for logged writes.
  *
  * Return: whether the CPU is due a replay.
  */
-static inline bool lt_skip_local(struct lt_disk *ld, struct lt_log *log,
-				 u16 tenant, u64 pages)
+static bool lt_skip_local(struct lt_disk *ld, struct lt_log *log,
+			  u16 tenant, u64 pages)
 {
 	unsigned int cpu = smp_processor_id();
+	u64 sum, folded;
 
 	this_cpu_add(ld->log->skipped_act[tenant], pages);
 	this_cpu_add(ld->log->skipped_pages, pages);
 	if (!cpumask_test_cpu(cpu, ld->skipped))
 		cpumask_set_cpu(cpu, ld->skipped);
-	return READ_ONCE(log->skipped_pages) - READ_ONCE(log->folded_pages) >=
-	       READ_ONCE(ld->log_pages);
+	sum = lt_skipped_sum(log);
+	folded = READ_ONCE(log->folded_pages);
+	return sum > folded && sum - folded >= READ_ONCE(ld->log_pages);
+}
+
+/*
+ * Move the pages counted in this CPU's memo @m, in @log, to the CPU's
+ * counts: before the memo changes label, or once they reach the log's
+ * limit.  Task context, preemption off.
+ *
+ * Return: whether the CPU is due a replay.
+ */
+static noinline bool lt_memo_flush(struct lt_disk *ld, struct lt_log *log,
+				   struct lt_memo *m)
+{
+	u64 pages = m->pages;
+
+	if (!pages)
+		return false;
+	WRITE_ONCE(m->pages, 0);
+	/* Pairs with the smp_rmb() in lt_skipped_sum(). */
+	smp_wmb();
+	this_cpu_add(ld->log->stream_pages[m->stream], pages);
+	return lt_skip_local(ld, log, m->tenant, pages);
 }
 
 /* lt_skip_local() from any context. */
@@ -917,17 +978,19 @@ static inline u64 lt_memo_tag(const struct lt_installed *inst,
  * in cgroup @cgid that the memo did not know: its tenant, label and
  * stream under @inst, and @tag (lt_memo_tag()).  Called and returns with
  * preemption off, which it turns on meanwhile, so the memo it returns
- * may be another CPU's than the caller's was.
+ * may be another CPU's than the caller's was.  The pages the memo counted
+ * go to its CPU's counts first; @due is set if that CPU is due a replay.
  */
 static noinline struct lt_memo *lt_memo_fill(struct lt_disk *ld,
 					     const struct lt_installed *inst,
 					     struct bio *bio, void *src,
 					     struct file *file, unsigned long id,
-					     u64 cgid, u64 tag)
+					     u64 cgid, u64 tag, bool *due)
 {
 	struct lt_memo fresh = {
 		.src = src, .id = id, .cgid = cgid, .tag = tag,
 	};
+	struct lt_log *log;
 	struct lt_memo *m;
 
 	preempt_enable();
@@ -936,20 +999,24 @@ static noinline struct lt_memo *lt_memo_fill(struct lt_disk *ld,
 	fresh.stream = lt_layout_stream(inst, fresh.key, fresh.tenant);
 	fresh.stamp = jiffies;
 	preempt_disable();
-	m = &this_cpu_ptr(ld->log)->memo;
+	log = this_cpu_ptr(ld->log);
+	m = &log->memo;
+	*due = lt_memo_flush(ld, log, m);
 	*m = fresh;
 	return m;
 }
 
 /*
- * The stream of a write.  One that touches a tracked range is logged with
- * its label for the tracker; the others only add their pages to their
- * CPU's counters.  Most bios come in runs from one file or task, so each
- * CPU remembers the label of its last write from a task: the next one
+ * The stream of a write.  One that touches a tracked range goes to the
+ * tracker with its label (lt_record()); the others only add their pages
+ * to their CPU's counts.  Most bios come in runs from one file or task, so
+ * each CPU remembers the label of its last write from a task: the next one
  * from the same source, cgroup and hint, under the same layout and within
  * half a second (as for file classes), skips the label's class, the
- * tenant table and the layout's index.  The memo, the log and the counts
- * share one section with preemption off.
+ * tenant table and the layout's index, and adds its pages to the memo,
+ * which hands them to the counts when it changes label or holds a log's
+ * worth (lt_memo_flush()).  The memo, the log and the counts share one
+ * section with preemption off.
  */
 static unsigned int lt_decide(struct gendisk *disk, void *data,
 			      struct bio *bio)
@@ -980,13 +1047,18 @@ static unsigned int lt_decide(struct gendisk *disk, void *data,
 	if (unlikely(m->tag != tag || m->src != src || m->id != id ||
 		     m->cgid != cgid ||
 		     !time_before(jiffies, m->stamp + HZ / 2)))
-		m = lt_memo_fill(ld, inst, bio, src, file, id, cgid, tag);
+		m = lt_memo_fill(ld, inst, bio, src, file, id, cgid, tag,
+				 &due);
 	stream = m->stream;
-	if (tracked)
+	if (unlikely(tracked)) {
 		lt_record(ld, bio, m->key, m->tenant, m->name);
-	else
-		due = lt_skip_local(ld, this_cpu_ptr(ld->log), m->tenant, pages);
-	this_cpu_add(ld->log->stream_pages[stream], pages);
+		this_cpu_add(ld->log->stream_pages[stream], pages);
+	} else {
+		/* Only this CPU writes it; others read it (lt_skipped_sum()). */
+		WRITE_ONCE(m->pages, m->pages + pages);
+		if (unlikely(m->pages >= READ_ONCE(ld->log_pages)))
+			due |= lt_memo_flush(ld, this_cpu_ptr(ld->log), m);
+	}
 	preempt_enable();
 	if (unlikely(due))
 		lt_replay_now(ld);
@@ -1519,7 +1591,7 @@ static int lt_stats_show(struct seq_file *m, void *v)
 		u64 p = 0;
 
 		for_each_possible_cpu(cpu)
-			p += READ_ONCE(per_cpu_ptr(ld->log, cpu)->stream_pages[i]);
+			p += lt_stream_sum(per_cpu_ptr(ld->log, cpu), i);
 		if (p)
 			seq_printf(m, "stream %u bytes %llu\n", i, p << LT_PAGE_SHIFT);
 	}

@@ -280,12 +280,65 @@ static void lt_kunit_record(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lt_track_check(&ld->track), 0);
 }
 
+/*
+ * The pages a CPU's memo holds count as skipped and as sent to its
+ * stream before the memo hands them over, and reach the clock once,
+ * whether a fold finds them in the memo or in the counts.
+ */
+static void lt_kunit_memo(struct kunit *test)
+{
+	struct lt_disk *ld = lt_kunit_disk(test);
+	struct lt_memo *m;
+	struct lt_log *log;
+	bool due;
+
+	/* The memo and the counts of one CPU throughout. */
+	migrate_disable();
+	log = this_cpu_ptr(ld->log);
+	m = &log->memo;
+	ld->nr_tenants = 3;
+	m->tenant = 2;
+	m->stream = 3;
+	WRITE_ONCE(m->pages, 5);
+	KUNIT_EXPECT_EQ(test, lt_skipped_pages(ld), 5);
+	KUNIT_EXPECT_EQ(test, lt_stream_sum(log, 3), 5);
+	KUNIT_EXPECT_EQ(test, lt_stream_sum(log, 2), 0);
+	lt_kunit_replay_all(ld);
+	KUNIT_EXPECT_EQ(test, ld->now, 5);
+	KUNIT_EXPECT_EQ(test, ld->act[0][2], 0);
+
+	preempt_disable();
+	due = lt_memo_flush(ld, log, m);
+	preempt_enable();
+	KUNIT_EXPECT_FALSE(test, due);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(m->pages), 0);
+	KUNIT_EXPECT_EQ(test, lt_skipped_pages(ld), 5);
+	KUNIT_EXPECT_EQ(test, lt_stream_sum(log, 3), 5);
+	lt_kunit_replay_all(ld);
+	KUNIT_EXPECT_EQ(test, ld->now, 5);
+	KUNIT_EXPECT_EQ(test, ld->act[0][2], 5);
+
+	/* A flush that brings the CPU to the log's limit makes it due. */
+	ld->log_pages = 8;
+	WRITE_ONCE(m->pages, 8);
+	preempt_disable();
+	due = lt_memo_flush(ld, log, m);
+	preempt_enable();
+	KUNIT_EXPECT_TRUE(test, due);
+	lt_kunit_replay_all(ld);
+	migrate_enable();
+	KUNIT_EXPECT_EQ(test, ld->now, 13);
+	KUNIT_EXPECT_EQ(test, ld->act[0][2], 13);
+	KUNIT_EXPECT_EQ(test, lt_skipped_pages(ld), 13);
+}
+
 static struct kunit_case lt_kunit_cases[] = {
 	KUNIT_CASE_PARAM(lt_kunit_run, lt_kunit_gen_params),
 	KUNIT_CASE(lt_kunit_replay),
 	KUNIT_CASE(lt_kunit_replay_cpus),
 	KUNIT_CASE(lt_kunit_skip),
 	KUNIT_CASE(lt_kunit_record),
+	KUNIT_CASE(lt_kunit_memo),
 	{}
 };
 
