@@ -427,10 +427,11 @@ static struct file *lt_dio_file(struct bio *bio)
 }
 
 /*
- * Where the label of a write comes from: the file of its direct write
- * (also in @file), the inode of its page-cache folio, or, for a task's
- * own write of neither, the task.  @id gets the inode number or pid.
- * NULL if the label is the write's hint alone.
+ * Where the label of a write (REQ_OP_WRITE) comes from: the file of its
+ * direct write (also in @file), the inode of its page-cache folio, or,
+ * for a task's own write of neither, the task.  @id gets the inode number
+ * or pid.  NULL if the label is the write's hint alone, as for an empty
+ * write (a flush).
  */
 static __always_inline void *lt_bio_src(struct bio *bio, struct file **file,
 					unsigned long *id)
@@ -440,7 +441,7 @@ static __always_inline void *lt_bio_src(struct bio *bio, struct file **file,
 
 	*file = NULL;
 	*id = 0;
-	if (!bio_has_data(bio))
+	if (!bio->bi_iter.bi_size)
 		return NULL;
 	f = lt_dio_file(bio);
 	if (f && S_ISREG(file_inode(f)->i_mode)) {

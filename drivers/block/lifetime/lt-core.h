@@ -433,19 +433,25 @@ static inline s64 lt_range_slot(const struct lt_track *t, u64 r)
  * multiply and a compare.
  *
  * Return: true if lt_track_write() or lt_track_discard() of the same
- * sectors would change the owner table or the labels.
+ * sectors would change the owner table or the labels, and for a write
+ * past the end of the disk inside its last, partial range if that range
+ * is tracked.
  */
 static inline bool lt_track_sampled(const struct lt_track *t, u64 sector,
 				    u32 nr_sectors)
 {
-	unsigned int shift = t->sampled_shift;
-	u64 end = sector + nr_sectors;
-	u64 r = sector >> shift;
+	unsigned int shift = t->sampled_shift, s;
+	u64 r;
 
-	if (likely(shift && nr_sectors && (end - 1) >> shift == r &&
-		   end <= t->capacity >> LT_SECTOR_SHIFT))
-		return lt_range_slot(t, r) >= 0;
-	return lt_track_sampled_slow(t, sector, nr_sectors);
+	if (unlikely(!shift || !nr_sectors))
+		return lt_track_sampled_slow(t, sector, nr_sectors);
+	r = sector >> shift;
+	/* In one range, which may be the last, partial one: tracked or not. */
+	if (unlikely((sector + nr_sectors - 1) >> shift != r ||
+		     r >= t->nr_ranges))
+		return lt_track_sampled_slow(t, sector, nr_sectors);
+	s = t->sample_shift;
+	return (r & ((1U << s) - 1)) == hash_64(r >> s, s);
 }
 
 /* Slot of (key, tenant) in an open-addressed index of LT_HASH_SIZE. */
