@@ -164,7 +164,8 @@ struct lt_log {
  * struct lt_installed - a layout as bios use it
  * @rcu: to free it after readers are done (first: kfree_rcu() needs it
  *	near the start)
- * @seq: installs on the disk up to this one, from 1
+ * @tag: lt_memo_tag() of a write with no hint under this layout: the
+ *	installs on the disk up to this one (from 1) above the hint's bits
  * @tenants: active tenants planned for
  * @informed: tenants whose labels had shown deaths when planned (see
  *	lt_informed())
@@ -177,7 +178,7 @@ struct lt_log {
  */
 struct lt_installed {
 	struct rcu_head rcu;
-	u64 seq;
+	u64 tag;
 	u64 tenants;
 	u64 informed;
 	u64 key[LT_MAX_LABELS];
@@ -808,7 +809,11 @@ static void lt_record(struct lt_disk *ld, struct bio *bio, u64 key,
 		lt_log(ld, bio, key, tenant, name);
 		return;
 	}
-	if (unlikely(!cpumask_empty(ld->logged)))
+	/*
+	 * A bio another CPU logs meanwhile was submitted concurrently with
+	 * this one: either order is right.
+	 */
+	if (unlikely(!data_race(cpumask_empty(ld->logged))))
 		lt_replay_logs(ld);
 	lt_fold_clock(ld, this_cpu_ptr(ld->log));
 	lt_apply_bio(ld, lt_bio_sector(bio), bio_sectors(bio), key, tenant,
@@ -971,7 +976,7 @@ static noinline unsigned int lt_decide_atomic(struct lt_disk *ld,
 static inline u64 lt_memo_tag(const struct lt_installed *inst,
 			      enum rw_hint hint)
 {
-	return (inst ? inst->seq : 0) << 9 | (u64)(u8)hint << 1 | 1;
+	return (inst ? inst->tag : 1) | (u64)(u8)hint << 1;
 }
 
 /*
@@ -1133,7 +1138,7 @@ static void lt_install(struct lt_disk *ld, const char *reason)
 	lockdep_assert_held(&ld->plan_mutex);
 	for (i = 0; i < LT_MAX_TENANTS; i++)
 		classes += inst->layout.tenant_classes[i];
-	inst->seq = ld->plans + 1;
+	inst->tag = (ld->plans + 1) << 9 | 1;
 	old = rcu_replace_pointer(ld->layout, inst,
 				  lockdep_is_held(&ld->plan_mutex));
 	ld->next = NULL;
