@@ -752,7 +752,8 @@ static bool lt_log_add(struct lt_disk *ld, struct lt_log *log,
 
 /*
  * Log a bio for the tracker, for a later replay: a write under @key named
- * @name, or with @key 0 and @name NULL an invalidation.
+ * @name (LT_NAME_LEN bytes), or with @key 0 and @name NULL an
+ * invalidation.
  */
 static void lt_log(struct lt_disk *ld, struct bio *bio, u64 key, u16 tenant,
 		   const char *name)

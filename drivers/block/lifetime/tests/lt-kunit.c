@@ -245,6 +245,7 @@ static void lt_kunit_record(struct kunit *test)
 	struct block_device *part = kunit_kzalloc(test, sizeof(*part),
 						  GFP_KERNEL);
 	struct lt_disk *ld = lt_kunit_disk(test);
+	char an[LT_NAME_LEN] = "a", bn[LT_NAME_LEN] = "b";
 	struct bio bio;
 	u16 a, b;
 
@@ -255,12 +256,12 @@ static void lt_kunit_record(struct kunit *test)
 	bio.bi_iter.bi_size = 64 * LT_KIB;
 
 	spin_lock_irq(&ld->lock);
-	lt_record(ld, &bio, 0xa, 1, "a");
+	lt_record(ld, &bio, 0xa, 1, an);
 	spin_unlock_irq(&ld->lock);
 	KUNIT_EXPECT_FALSE(test, cpumask_empty(ld->logged));
 	KUNIT_EXPECT_EQ(test, ld->track.stats.host_bytes, 0);
 
-	lt_record(ld, &bio, 0xb, 1, "b");
+	lt_record(ld, &bio, 0xb, 1, bn);
 	KUNIT_EXPECT_TRUE(test, cpumask_empty(ld->logged));
 	a = lt_label_get(&ld->track, 0xa, 1);
 	b = lt_label_get(&ld->track, 0xb, 1);
