@@ -7,14 +7,14 @@
  * labels each write by tenant (cgroup), kind and lifetime hint, file class
  * (the name pattern of the file of a page-cache write, or of a direct
  * write through iomap) or writer thread (for other direct writes from a
- * task), and charges each death to the label that
- * wrote the data, binned by age (lt-track.c).  Every quarter of a reclaim
- * age a worker looks at which tenants are active and, when they changed,
- * when the operator asks, or once a reclaim age when the plan moved, runs
- * the planner (lt-plan.c): each tenant gets a stream, then the free
- * streams go to the splits between a tenant's labels that save the most
- * garbage-collection copying.  The layout is published with RCU; a bio
- * never sees half of one.
+ * task), and charges each death to the label that wrote the data, binned
+ * by age (lt-track.c).  Every quarter of a reclaim age (1/16 until the
+ * first layout) a worker looks at which tenants are active and, when they
+ * changed, when the operator asks, or once a reclaim age when the plan
+ * moved, runs the planner (lt-plan.c): each tenant gets a stream, then
+ * the free streams go to the splits between a tenant's labels that save
+ * the most garbage-collection copying.  The layout is published with RCU;
+ * a bio never sees half of one.
  *
  * Streams that io.stream pins a cgroup to are left to those cgroups, and
  * writes that an earlier rule placed are tracked but not planned.  Memory
@@ -562,12 +562,30 @@ static u16 lt_tenant(struct lt_disk *ld, u64 cgid)
 
 /* --- per bio --------------------------------------------------------- */
 
+/* Most pages between two checks before the first layout: 1 GiB. */
+#define LT_FIRST_STEP_MAX	(1ULL << (30 - LT_PAGE_SHIFT))
+
+/*
+ * Pages of host writes from one check to the next: a quarter of the
+ * reclaim age, or until the first layout is installed, 1/16 of it and at
+ * most LT_FIRST_STEP_MAX, so that a new disk's tenants are kept apart
+ * early rather than after a quarter of a large disk was written.
+ */
+static u64 lt_check_step(const struct lt_disk *ld)
+{
+	u64 step = ld->reclaim_age / LT_QUARTERS;
+
+	if (!rcu_access_pointer(ld->layout))
+		step = min(step / LT_QUARTERS, LT_FIRST_STEP_MAX);
+	return max(step, 1ULL);
+}
+
 static void lt_clock(struct lt_disk *ld, u64 pages)
 {
 	lockdep_assert_held(&ld->lock);
 	ld->now += pages;
 	if (ld->now >= ld->next_check) {
-		ld->next_check = ld->now + max(ld->reclaim_age / LT_QUARTERS, 1ULL);
+		ld->next_check = ld->now + lt_check_step(ld);
 		queue_work(system_dfl_wq, &ld->work);
 	}
 }
@@ -576,8 +594,7 @@ static void lt_clock(struct lt_disk *ld, u64 pages)
 static void lt_check_soon(struct lt_disk *ld)
 {
 	lockdep_assert_held(&ld->lock);
-	ld->next_check = min(ld->next_check,
-			     ld->now + max(ld->reclaim_age / LT_QUARTERS, 1ULL));
+	ld->next_check = min(ld->next_check, ld->now + lt_check_step(ld));
 }
 
 /*
@@ -1652,7 +1669,7 @@ static int lt_init_disk(struct gendisk *disk, void **data)
 	ld->age_source = "capacity";
 	ld->auto_plan = true;
 	lt_update_reclaim_age(ld);
-	ld->next_check = max(ld->reclaim_age / LT_QUARTERS, 1ULL);
+	ld->next_check = lt_check_step(ld);
 
 	ret = kobject_add(&ld->kobj, &disk_to_dev(disk)->kobj, "lifetime");
 	if (ret)

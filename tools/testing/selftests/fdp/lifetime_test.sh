@@ -161,7 +161,7 @@ start_policy() {	# RECLAIM_AGE_BYTES
 echo "+io +memory" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 mkdir -p $top
 echo "+io +memory" >$top/cgroup.subtree_control 2>/dev/null
-echo "1..20"
+echo "1..21"
 
 load_module || bail "no lifetime policy: built in, loaded, or at \$LIFETIME_KO"
 
@@ -255,6 +255,22 @@ echo 1 >$lt/auto_plan
 diag "plans with auto_plan 0: $p0 -> $p1, after replan $p2; after a new reclaim age $ap"
 check "auto_plan 0 keeps the layout through a switch until replan" \
 	sh -c "[ '$p1' = '$p0' ] && [ '$p2' = \$(( $p1 + 1 )) ] && [ '$ap' = 0 ]"
+umount $mnt
+
+# --- a new disk's first layout comes early ---------------------------------
+# Until the first layout, a check comes every 1/16 of a reclaim age, not a
+# quarter: with R = 64 MiB, 12 MiB of writes must bring a layout, and
+# before 8 MiB (R/16, plus what the logs and the worker lag).
+setup_fs || bail "cannot make ext4 on $disk"
+R=$((64 * MiB))
+start_policy $R
+for i in $(seq 1 6); do in_cg f rewrite $((2 * MiB)) $mnt/f.$((i % 2)); done
+sync
+read -r reason at < <(layout | awk '$1 == "plan" { print $3, $4; exit }')
+diag "first layout: reason '$reason' at ${at:-none} host bytes, reclaim age $R"
+check "a new disk gets its first layout within 1/16 of a reclaim age" \
+	sh -c "[ '$reason' = first ] && [ '${at:-0}' -gt 0 ] &&
+	       [ '${at:-0}' -le $((R / 8)) ]"
 umount $mnt
 
 # --- more tenants than streams -------------------------------------------
