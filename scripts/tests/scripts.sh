@@ -121,6 +121,11 @@ expect "waf-eval refuses an unknown scenario" "unknown scenario 'nope'" \
 	"$TOP/scripts/waf-eval" --scenario nope
 expect "waf-eval refuses an unknown policy" "unknown policy 'nope'" \
 	"$TOP/scripts/waf-eval" --policy none,nope
+mkdir -p "$tmp/waf" &&
+	echo "host_pages=256 media_pages=256 gc_pages=0 waf=1.0000" >"$tmp/waf/rocksdb-xfs-lifetime.sim"
+expect "waf-table names a run that lacks its run without placement" \
+	"no simulation of rocksdb-xfs without placement|&|nothing to tabulate" \
+	"$TOP/scripts/waf-table" "$tmp/waf" rocksdb-xfs
 expect "bench-fs-hints refuses an unknown policy" "--policy takes hint or lifetime" \
 	"$TOP/scripts/bench-fs-hints" --no-build --policy nope
 expect "bench-fs-hints wants a value for --runtime" "--runtime needs a value" \
