@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The WAF evaluation at its quick size (TAP): every scenario without
 # placement and with the lifetime policy in the FDP guest, each run's
-# placement checked on the device and its trace simulated
-# (scripts/waf-eval).  Isolation and hint take the same path in the
+# placement checked on the device and its trace simulated, and the
+# lifetime policy's share of the excess WAF held against a floor per
+# scenario (scripts/waf-eval).  Isolation and hint take the same path in the
 # script and are tested on the device by the kselftests; leaving them out
 # here keeps CI within its time.  Needs the kernel built.
 set -u
