@@ -3,9 +3,9 @@
 # placement and with the lifetime policy in the FDP guest, each run's
 # placement checked on the device and its trace simulated, and the
 # lifetime policy's share of the excess WAF held against a floor per
-# scenario (scripts/waf-eval).  Isolation and hint take the same path in the
-# script and are tested on the device by the kselftests; leaving them out
-# here keeps CI within its time.  Needs the kernel built.
+# scenario (scripts/waf-eval).  Isolation and hint take the same path in
+# the script and are tested on the device by the kselftests; leaving them
+# out here keeps CI within its time.  Needs the kernel built.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 "$top/scripts/waf-eval" --no-build --tap --policy none,lifetime 2>"$top/build/waf-eval-ci.log" |
