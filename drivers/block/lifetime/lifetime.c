@@ -59,23 +59,78 @@
 #define CREATE_TRACE_POINTS
 #include "lifetime_trace.h"
 
+/*
+ * Module parameters are checked when they are set, so that a bad value is
+ * refused with -EINVAL at once instead of failing the next disk that
+ * selects the policy (range_size, sample_shift) or every plan (min_side).
+ */
+static int lt_param_set(const char *val, const struct kernel_param *kp,
+			unsigned int max)
+{
+	unsigned int v;
+
+	if (kstrtouint(val, 0, &v) || v > max)
+		return -EINVAL;
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	return 0;
+}
+
+static int range_size_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+
+	if (kstrtouint(val, 0, &v))
+		return -EINVAL;
+	if (v && (!is_power_of_2(v) || v < BIT(LT_MIN_RANGE_SHIFT) ||
+		  v > BIT(LT_MAX_RANGE_SHIFT)))
+		return -EINVAL;
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	return 0;
+}
+
+static int sample_shift_set(const char *val, const struct kernel_param *kp)
+{
+	return lt_param_set(val, kp, LT_MAX_SAMPLE_SHIFT);
+}
+
+static int min_side_set(const char *val, const struct kernel_param *kp)
+{
+	return lt_param_set(val, kp, 1000);
+}
+
+static const struct kernel_param_ops range_size_ops = {
+	.set = range_size_set,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops sample_shift_ops = {
+	.set = sample_shift_set,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops min_side_ops = {
+	.set = min_side_set,
+	.get = param_get_uint,
+};
+
 static unsigned int range_size;
-module_param(range_size, uint, 0644);
+module_param_cb(range_size, &range_size_ops, &range_size, 0644);
 MODULE_PARM_DESC(range_size,
-		 "Owner table range in bytes for new disks, a power of two >= 64 KiB (0: max(64 KiB, capacity / 2^22))");
+		 "Owner table range in bytes for new disks, a power of two from 64 KiB to 64 MiB (0: max(64 KiB, capacity / 2^22), at most 64 MiB)");
 
 static unsigned long long mem_cap = LT_DEFAULT_MEM_CAP;
 module_param(mem_cap, ullong, 0644);
 MODULE_PARM_DESC(mem_cap, "Owner table memory cap per disk in bytes, for new disks");
 
 static unsigned int sample_shift = LT_DEFAULT_SAMPLE_SHIFT;
-module_param(sample_shift, uint, 0644);
+module_param_cb(sample_shift, &sample_shift_ops, &sample_shift, 0644);
 MODULE_PARM_DESC(sample_shift,
 		 "Track one owner table range in 2^sample_shift, for new disks (0: all, at most 6)");
 
 static unsigned int min_side = LT_MIN_SIDE_PM;
-module_param(min_side, uint, 0644);
-MODULE_PARM_DESC(min_side, "Smallest side of a boundary, per mille of the tenant's bytes");
+module_param_cb(min_side, &min_side_ops, &min_side, 0644);
+MODULE_PARM_DESC(min_side,
+		 "Smallest side of a boundary, per mille of the tenant's bytes, 0 to 1000 (0: 50), for every disk's next plan");
 
 /* Where a label's file class comes from. */
 enum lt_src {
@@ -286,8 +341,8 @@ struct lt_disk {
 /* --- labels ---------------------------------------------------------- */
 
 /*
- * A name's pattern: digits dropped, and a component made only of hex
- * digits (PostgreSQL's WAL segments, hashes) dropped whole, so that
+ * A name's pattern: digits dropped, and a component of 8 or more hex
+ * digits only (PostgreSQL's WAL segments, hashes) dropped whole, so that
  * 000123.sst and 000124.sst, or two WAL segments, share a class.
  */
 static u32 lt_pattern(const unsigned char *s, unsigned int len, u32 h,
@@ -1281,7 +1336,7 @@ static void lt_workfn(struct work_struct *work)
 	in.reclaim_age = ld->reclaim_age;
 	in.streams = streams;
 	in.nr_streams = lt_free_streams(ld, streams);
-	in.min_side_pm = min_side;
+	in.min_side_pm = READ_ONCE(min_side);
 	in.tenants = active;
 	ld->next->tenants = active;
 	ld->next->informed = informed;
@@ -1500,7 +1555,7 @@ static const struct kobj_type lt_ktype = {
 
 /* --- debugfs: state -------------------------------------------------- */
 
-/* label tenant cgroup kind source class bytes survival stream */
+/* label tenant cgroup kind source class bytes survival stream histogram */
 static int lt_labels_show(struct seq_file *m, void *v)
 {
 	struct lt_disk *ld = m->private;
@@ -1538,7 +1593,7 @@ static int lt_labels_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(lt_labels);
 
-/* stream tenant class survival bytes-planned bytes-written */
+/* the planner's state, then stream tenant cgroup class survival bytes */
 static int lt_layout_show(struct seq_file *m, void *v)
 {
 	struct lt_disk *ld = m->private;
@@ -1656,14 +1711,17 @@ static int lt_init_disk(struct gendisk *disk, void **data)
 	 * Without an owner table within the cap there is no tracking and no
 	 * placement; the disk still takes the policy, and its stats say so.
 	 */
-	ret = lt_track_init(&ld->track, get_capacity(disk), range_size,
-			    READ_ONCE(sample_shift), mem_cap);
+	ret = lt_track_init(&ld->track, get_capacity(disk), READ_ONCE(range_size),
+			    READ_ONCE(sample_shift), READ_ONCE(mem_cap));
 	if (ret == -EINVAL)
 		pr_warn("%s: lifetime: range_size=%u or sample_shift=%u out of range\n",
 			disk->disk_name, range_size, sample_shift);
 	if (ret)
 		goto out_put;
-	if (!ld->track.on)
+	if (ld->track.stats.alloc_failed)
+		pr_info("%s: lifetime: cannot allocate the owner table, no placement\n",
+			disk->disk_name);
+	else if (!ld->track.on)
 		pr_info("%s: lifetime: no owner table within mem_cap=%llu, no placement\n",
 			disk->disk_name, mem_cap);
 	ld->age_source = "capacity";

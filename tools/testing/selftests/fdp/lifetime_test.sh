@@ -179,6 +179,20 @@ echo 0 >$lt/replan 2>/dev/null && { diag "replan took 0"; bad=1; }
 echo maybe >$lt/auto_plan 2>/dev/null && { diag "auto_plan took 'maybe'"; bad=1; }
 echo 100 >$lt/media_bytes_written && echo 50 >$lt/media_bytes_written 2>/dev/null &&
 	{ diag "media_bytes_written went back"; bad=1; }
+# Module parameters are checked when set, and keep their value.
+for pv in range_size:12345 range_size:32768 range_size:134217728 range_size:x \
+	  sample_shift:7 sample_shift:-1 min_side:1001; do
+	p=${pv%%:*} v=${pv#*:}
+	old=$(cat "$(param $p)")
+	echo "$v" >"$(param $p)" 2>/dev/null && { diag "$p took '$v'"; bad=1; }
+	[ "$(cat "$(param $p)")" = "$old" ] || { diag "$p changed to $(cat "$(param $p)")"; bad=1; }
+done
+for pv in range_size:65536 range_size:0 sample_shift:6 min_side:1000; do
+	p=${pv%%:*} v=${pv#*:}
+	old=$(cat "$(param $p)")
+	echo "$v" >"$(param $p)" || { diag "$p refused '$v'"; bad=1; }
+	echo "$old" >"$(param $p)"
+done
 check "bad values are refused with EINVAL" [ $bad = 0 ]
 check "debugfs shows layout, labels and stats" \
 	sh -c "[ -r $dbg/layout ] && [ -r $dbg/labels ] && grep -q '^tracking on' $dbg/stats"
