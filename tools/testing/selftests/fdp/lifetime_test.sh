@@ -185,7 +185,8 @@ for pv in range_size:12345 range_size:32768 range_size:134217728 range_size:x \
 	p=${pv%%:*} v=${pv#*:}
 	old=$(cat "$(param $p)")
 	echo "$v" >"$(param $p)" 2>/dev/null && { diag "$p took '$v'"; bad=1; }
-	[ "$(cat "$(param $p)")" = "$old" ] || { diag "$p changed to $(cat "$(param $p)")"; bad=1; }
+	[ "$(cat "$(param $p)")" = "$old" ] ||
+		{ diag "$p changed to $(cat "$(param $p)")"; bad=1; echo "$old" >"$(param $p)"; }
 done
 for pv in range_size:65536 range_size:0 sample_shift:6 min_side:1000; do
 	p=${pv%%:*} v=${pv#*:}
