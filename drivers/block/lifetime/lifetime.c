@@ -64,38 +64,23 @@
  * refused with -EINVAL at once instead of failing the next disk that
  * selects the policy (range_size, sample_shift) or every plan (min_side).
  */
-static int lt_param_set(const char *val, const struct kernel_param *kp,
-			unsigned int max)
-{
-	unsigned int v;
-
-	if (kstrtouint(val, 0, &v) || v > max)
-		return -EINVAL;
-	WRITE_ONCE(*(unsigned int *)kp->arg, v);
-	return 0;
-}
-
 static int range_size_set(const char *val, const struct kernel_param *kp)
 {
 	unsigned int v;
 
-	if (kstrtouint(val, 0, &v))
+	if (kstrtouint(val, 0, &v) || !lt_range_size_ok(v))
 		return -EINVAL;
-	if (v && (!is_power_of_2(v) || v < BIT(LT_MIN_RANGE_SHIFT) ||
-		  v > BIT(LT_MAX_RANGE_SHIFT)))
-		return -EINVAL;
-	WRITE_ONCE(*(unsigned int *)kp->arg, v);
-	return 0;
+	return param_set_uint(val, kp);
 }
 
 static int sample_shift_set(const char *val, const struct kernel_param *kp)
 {
-	return lt_param_set(val, kp, LT_MAX_SAMPLE_SHIFT);
+	return param_set_uint_minmax(val, kp, 0, LT_MAX_SAMPLE_SHIFT);
 }
 
 static int min_side_set(const char *val, const struct kernel_param *kp)
 {
-	return lt_param_set(val, kp, 1000);
+	return param_set_uint_minmax(val, kp, 0, 1000);
 }
 
 static const struct kernel_param_ops range_size_ops = {
@@ -1714,8 +1699,8 @@ static int lt_init_disk(struct gendisk *disk, void **data)
 	ret = lt_track_init(&ld->track, get_capacity(disk), READ_ONCE(range_size),
 			    READ_ONCE(sample_shift), READ_ONCE(mem_cap));
 	if (ret == -EINVAL)
-		pr_warn("%s: lifetime: range_size=%u or sample_shift=%u out of range\n",
-			disk->disk_name, range_size, sample_shift);
+		pr_warn("%s: lifetime: cannot track a disk of %llu sectors\n",
+			disk->disk_name, (u64)get_capacity(disk));
 	if (ret)
 		goto out_put;
 	if (ld->track.stats.alloc_failed)

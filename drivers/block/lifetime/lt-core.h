@@ -404,6 +404,15 @@ int lt_track_check(const struct lt_track *t);
 unsigned int lt_age_bin(u64 age);
 const struct lt_rec *lt_log_next(struct lt_log_cursor *c, unsigned int n);
 
+/* Whether @range_size may be asked for: 0 (automatic) or a range size. */
+static inline bool lt_range_size_ok(u32 range_size)
+{
+	return !range_size ||
+	       (is_power_of_2(range_size) &&
+		range_size >= (1U << LT_MIN_RANGE_SHIFT) &&
+		range_size <= (1U << LT_MAX_RANGE_SHIFT));
+}
+
 /*
  * The owner table entry of range @r, or -1 if @r is not tracked: its
  * block of 2^sample_shift ranges tracks the range at the offset the

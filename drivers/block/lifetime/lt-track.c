@@ -167,11 +167,9 @@ int lt_track_range_shift(u64 nr_sectors, u32 range_size,
 
 	if (!nr_sectors || nr_sectors > (U64_MAX >> LT_SECTOR_SHIFT))
 		return -EINVAL;
+	if (!lt_range_size_ok(range_size))
+		return -EINVAL;
 	if (range_size) {
-		if (!is_power_of_2(range_size) ||
-		    range_size < (1U << LT_MIN_RANGE_SHIFT) ||
-		    range_size > (1U << LT_MAX_RANGE_SHIFT))
-			return -EINVAL;
 		shift = fls64(range_size) - 1;
 	} else {
 		while (shift < LT_MAX_RANGE_SHIFT &&
