@@ -242,12 +242,15 @@ struct lt_installed {
  * @track: owner table, labels and their histograms
  * @now: host-write clock, 4 KiB pages written
  * @next_check: @now at which the next check is due
+ * @next_period: @now at which the next period, a quarter of a reclaim
+ *	age, ends
+ * @periods_due: periods that ended and that the worker has not aged yet
  * @tenant_id: cgroup id of each tenant slot
  * @nr_tenants: tenant slots in use; cgroups beyond share the last one.
  *	Slots are only ever added, so bios read both without the lock
- * @act: pages each tenant wrote in each of the last quarters
- * @quarter: the quarter @act counts into
- * @quarters: quarters since the last decay of the histograms
+ * @act: pages each tenant wrote in each of the last periods
+ * @quarter: the period @act counts into
+ * @quarters: periods since the last decay of the histograms
  * @names: file class or thread pattern of each label slot, for display
  * @label_key: key @names was filled for
  * @layout: the installed layout, NULL until the first plan
@@ -266,9 +269,10 @@ struct lt_installed {
  * @auto_plan: plan on the worker's own checks, not only when asked
  * @plans: layouts installed
  * @checks: checks run
+ * @periods: periods that ended, as the worker aged them
  * @last_plan: jiffies of the last install
  * @last_plan_now: @now at the last install
- * @last_plan_check: @checks at the last plan, installed or not
+ * @last_plan_period: @periods at the last plan, installed or not
  * @last_reason: why the last layout was installed
  * @history: the last LT_HISTORY installs: reason and @now
  * @kobj: /sys/block/<disk>/lifetime
@@ -285,6 +289,8 @@ struct lt_disk {
 	struct lt_track track;
 	u64 now;
 	u64 next_check;
+	u64 next_period;
+	unsigned int periods_due;
 	u64 tenant_id[LT_MAX_TENANTS];
 	unsigned int nr_tenants;
 	u64 act[LT_QUARTERS][LT_MAX_TENANTS];
@@ -310,9 +316,10 @@ struct lt_disk {
 	bool auto_plan;
 	u64 plans;
 	u64 checks;
+	u64 periods;
 	unsigned long last_plan;
 	u64 last_plan_now;
-	u64 last_plan_check;
+	u64 last_plan_period;
 	const char *last_reason;
 	struct {
 		const char *reason;
@@ -602,39 +609,51 @@ static u16 lt_tenant(struct lt_disk *ld, u64 cgid)
 
 /* --- per bio --------------------------------------------------------- */
 
-/* Most pages between two checks before the first layout: 1 GiB. */
-#define LT_FIRST_STEP_MAX	(1ULL << (30 - LT_PAGE_SHIFT))
+/* Pages of host writes in a period: a quarter of the reclaim age. */
+static u64 lt_period(const struct lt_disk *ld)
+{
+	return max(ld->reclaim_age / LT_QUARTERS, 1ULL);
+}
 
 /*
- * Pages of host writes from one check to the next: a quarter of the
- * reclaim age, or until the first layout is installed, 1/16 of it and at
- * most LT_FIRST_STEP_MAX, so that a new disk's tenants are kept apart
- * early rather than after a quarter of a large disk was written.
+ * @now at which the next check is due.  Each period ends with a check.
+ * Until the first layout is installed, there are more checks in between,
+ * every 1/16 of a reclaim age and at most LT_FIRST_STEP_MAX apart, so
+ * that a new disk's tenants are kept apart early rather than after a
+ * quarter of a large disk was written.  Those checks only plan: the
+ * periods, which age what the policy learned, stay as they are.
  */
-static u64 lt_check_step(const struct lt_disk *ld)
+static u64 lt_next_check(const struct lt_disk *ld)
 {
-	u64 step = ld->reclaim_age / LT_QUARTERS;
+	u64 step;
 
-	if (!rcu_access_pointer(ld->layout))
-		step = min(step / LT_QUARTERS, LT_FIRST_STEP_MAX);
-	return max(step, 1ULL);
+	if (rcu_access_pointer(ld->layout))
+		return ld->next_period;
+	step = min(ld->reclaim_age / (LT_QUARTERS * LT_QUARTERS),
+		   LT_FIRST_STEP_MAX);
+	return min(ld->now + max(step, 1ULL), ld->next_period);
 }
 
 static void lt_clock(struct lt_disk *ld, u64 pages)
 {
 	lockdep_assert_held(&ld->lock);
 	ld->now += pages;
-	if (ld->now >= ld->next_check) {
-		ld->next_check = ld->now + lt_check_step(ld);
-		queue_work(system_dfl_wq, &ld->work);
+	if (ld->now < ld->next_check)
+		return;
+	if (ld->now >= ld->next_period) {
+		ld->next_period = ld->now + lt_period(ld);
+		ld->periods_due++;
 	}
+	ld->next_check = lt_next_check(ld);
+	queue_work(system_dfl_wq, &ld->work);
 }
 
-/* A shorter reclaim age brings the next check forward. */
+/* A shorter reclaim age brings the next period and check forward. */
 static void lt_check_soon(struct lt_disk *ld)
 {
 	lockdep_assert_held(&ld->lock);
-	ld->next_check = min(ld->next_check, ld->now + lt_check_step(ld));
+	ld->next_period = min(ld->next_period, ld->now + lt_period(ld));
+	ld->next_check = min(ld->next_check, lt_next_check(ld));
 }
 
 /*
@@ -1205,8 +1224,12 @@ static void lt_install(struct lt_disk *ld, const char *reason)
 	ld->plans++;
 	ld->last_plan = jiffies;
 	ld->last_plan_now = READ_ONCE(ld->now);
-	ld->last_plan_check = ld->checks;
+	ld->last_plan_period = ld->periods;
 	ld->last_reason = reason;
+	/* The first layout ends the checks between the ends of periods. */
+	spin_lock_irq(&ld->lock);
+	ld->next_check = lt_next_check(ld);
+	spin_unlock_irq(&ld->lock);
 	ld->history[ld->plans % LT_HISTORY].reason = reason;
 	ld->history[ld->plans % LT_HISTORY].now = ld->last_plan_now;
 	trace_blk_lifetime_layout(ld->disk, reason, inst->layout.nr_tenants,
@@ -1246,6 +1269,34 @@ static bool lt_same_layout(const struct lt_installed *a,
 	       !memcmp(a->key, b->key, sizeof(a->key));
 }
 
+/*
+ * Age what the policy learned by the periods that ended since the worker
+ * last did: each moves the activity window on by one and sweeps a
+ * quarter of the owner table, and every LT_QUARTERS of them halve the
+ * histograms.  Only host writes end periods (lt_clock()), so a check in
+ * between, before the first layout or asked for with replan, ages
+ * nothing.  At most a reclaim age's worth is aged at once: by then the
+ * window is empty and the sweep has made its pass.
+ */
+static void lt_end_periods(struct lt_disk *ld)
+{
+	unsigned int n = min_t(unsigned int, ld->periods_due, LT_QUARTERS);
+
+	lockdep_assert_held(&ld->lock);
+	ld->periods += ld->periods_due;
+	ld->periods_due = 0;
+	while (n--) {
+		ld->quarter = (ld->quarter + 1) % LT_QUARTERS;
+		memset(ld->act[ld->quarter], 0, sizeof(ld->act[0]));
+		if (++ld->quarters >= LT_QUARTERS) {
+			ld->quarters = 0;
+			lt_track_age(&ld->track);
+		}
+		lt_track_sweep(&ld->track, ld->now,
+			       DIV_ROUND_UP(ld->track.nr_slots, LT_QUARTERS));
+	}
+}
+
 static void lt_workfn(struct work_struct *work)
 {
 	struct lt_disk *ld = container_of(work, struct lt_disk, work);
@@ -1254,33 +1305,25 @@ static void lt_workfn(struct work_struct *work)
 	const char *reason = NULL;
 	u8 streams[LT_MAX_STREAMS];
 	bool replan, auto_plan;
-	u64 active, informed, checks, now;
+	u64 active, informed, periods, now;
 
 	mutex_lock(&ld->plan_mutex);
 	if (!ld->next)
 		ld->next = kzalloc_obj(*ld->next, GFP_KERNEL);
-	if (!ld->next) {
-		/* No new layout this time; the installed one stays. */
-		spin_lock_irq(&ld->lock);
-		ld->track.stats.alloc_failed++;
-		spin_unlock_irq(&ld->lock);
-		mutex_unlock(&ld->plan_mutex);
-		return;
-	}
 
 	spin_lock_irq(&ld->lock);
 	lt_replay(ld, true);
-	checks = ++ld->checks;
+	ld->checks++;
 	lt_update_reclaim_age(ld);
 	active = lt_active_tenants(ld->act, LT_QUARTERS, ld->nr_tenants);
-	ld->quarter = (ld->quarter + 1) % LT_QUARTERS;
-	memset(ld->act[ld->quarter], 0, sizeof(ld->act[0]));
-	if (++ld->quarters >= LT_QUARTERS) {
-		ld->quarters = 0;
-		lt_track_age(&ld->track);
+	lt_end_periods(ld);
+	if (!ld->next) {
+		/* No new layout this time; the installed one stays. */
+		ld->track.stats.alloc_failed++;
+		spin_unlock_irq(&ld->lock);
+		goto out;
 	}
-	lt_track_sweep(&ld->track, ld->now,
-		       DIV_ROUND_UP(ld->track.nr_slots, LT_QUARTERS));
+	periods = ld->periods;
 	memcpy(ld->snap, ld->track.label, sizeof(*ld->snap) * LT_MAX_LABELS);
 	memcpy(ld->next->key, ld->label_key, sizeof(ld->label_key));
 	now = ld->now;
@@ -1304,11 +1347,11 @@ static void lt_workfn(struct work_struct *work)
 			.tenants = cur ? cur->tenants : 0,
 			.tenants_informed = cur ? cur->informed : 0,
 			/*
-			 * Counted in checks, not bytes: the worker runs a
-			 * little after each quarter's mark, so a byte count
-			 * would now and then skip a check.
+			 * Counted in periods, not bytes: the worker runs a
+			 * little after each period's end, so a byte count
+			 * would now and then skip one.
 			 */
-			.checks = checks - ld->last_plan_check,
+			.periods = periods - ld->last_plan_period,
 		};
 
 		reason = lt_plan_due(&c);
@@ -1332,7 +1375,7 @@ static void lt_workfn(struct work_struct *work)
 	if (cur && (!strcmp(reason, "drift") || !strcmp(reason, "learned")) &&
 	    lt_same_layout(cur, ld->next)) {
 		ld->last_plan_now = now;
-		ld->last_plan_check = checks;
+		ld->last_plan_period = periods;
 		/* Bios never read it; its readers hold plan_mutex. */
 		cur->informed = ld->next->informed;
 		goto out;
@@ -1592,8 +1635,8 @@ static int lt_layout_show(struct seq_file *m, void *v)
 	mutex_lock(&ld->plan_mutex);
 	inst = rcu_dereference_protected(ld->layout,
 					 lockdep_is_held(&ld->plan_mutex));
-	seq_printf(m, "plans %llu\nchecks %llu\nlast_reason %s\nlast_plan_ms_ago %u\n",
-		   ld->plans, ld->checks, ld->last_reason ?: "-",
+	seq_printf(m, "plans %llu\nchecks %llu\nperiods %llu\nlast_reason %s\nlast_plan_ms_ago %u\n",
+		   ld->plans, ld->checks, ld->periods, ld->last_reason ?: "-",
 		   ld->plans ? jiffies_to_msecs(jiffies - ld->last_plan) : 0);
 	seq_printf(m, "reclaim_age %llu\nreclaim_age_source %s\nhost_bytes %llu\nlast_plan_host_bytes %llu\n",
 		   ld->reclaim_age << LT_PAGE_SHIFT, ld->age_source,
@@ -1712,7 +1755,8 @@ static int lt_init_disk(struct gendisk *disk, void **data)
 	ld->age_source = "capacity";
 	ld->auto_plan = true;
 	lt_update_reclaim_age(ld);
-	ld->next_check = lt_check_step(ld);
+	ld->next_period = lt_period(ld);
+	ld->next_check = lt_next_check(ld);
 
 	ret = kobject_add(&ld->kobj, &disk_to_dev(disk)->kobj, "lifetime");
 	if (ret)

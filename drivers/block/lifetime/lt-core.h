@@ -82,8 +82,10 @@
 #define LT_GROUP_WORTH_SHIFT	6
 #define LT_SURV_SHIFT		16
 #define LT_SURV_ONE		BIT(LT_SURV_SHIFT)
-/* Checks per reclaim age: activity and drift are counted in quarters. */
+/* Periods per reclaim age: activity and drift are counted in quarters. */
 #define LT_QUARTERS		4
+/* Most pages between two checks before the first layout: 1 GiB. */
+#define LT_FIRST_STEP_MAX	(1ULL << (30 - LT_PAGE_SHIFT))
 
 /**
  * struct lt_owner - who owns one LBA range of the owner table
@@ -498,7 +500,8 @@ u64 lt_worth(u64 bytes_long, u32 surv_long, u32 surv_short);
  * @installed: a layout is installed
  * @tenants: the active tenants it was planned for
  * @tenants_informed: those of them whose lifetimes showed then
- * @checks: checks since it was planned, this one included
+ * @periods: periods (quarters of a reclaim age) that ended since it was
+ *	planned, including any this check ages
  */
 struct lt_check {
 	u64 active;
@@ -506,7 +509,7 @@ struct lt_check {
 	bool installed;
 	u64 tenants;
 	u64 tenants_informed;
-	u64 checks;
+	u64 periods;
 };
 
 int lt_plan(const struct lt_plan_input *in, struct lt_layout *out,

@@ -593,7 +593,7 @@ u64 lt_informed(const struct lt_label *labels, unsigned int nr_labels,
  *
  * In order: no active tenant, no plan; no layout yet, "first"; the active
  * tenants changed, "tenants"; a tenant's lifetimes showed since the
- * layout was planned, "learned"; LT_QUARTERS checks (a reclaim age) since
+ * layout was planned, "learned"; LT_QUARTERS periods (a reclaim age) since
  * the last plan, "drift".  Drift and learned plans are installed only if
  * they changed the layout.
  *
@@ -609,7 +609,7 @@ const char *lt_plan_due(const struct lt_check *c)
 		return "tenants";
 	if (c->informed & ~c->tenants_informed)
 		return "learned";
-	if (c->checks >= LT_QUARTERS)
+	if (c->periods >= LT_QUARTERS)
 		return "drift";
 	return NULL;
 }

@@ -1036,21 +1036,21 @@ static void lt_test_plan_due(LT_TEST_CTX *test)
 	c.installed = true;
 	c.tenants = 0x1;
 	c.informed = 0x3;
-	c.checks = LT_QUARTERS;
+	c.periods = LT_QUARTERS;
 	LT_EXPECT(test, !strcmp(lt_plan_due(&c), "tenants"));
 	c.tenants = 0x3;
 	c.tenants_informed = 0x1;
 	LT_EXPECT(test, !strcmp(lt_plan_due(&c), "learned"));
 	c.tenants_informed = 0x3;
 	LT_EXPECT(test, !strcmp(lt_plan_due(&c), "drift"));
-	c.checks = LT_QUARTERS - 1;
+	c.periods = LT_QUARTERS - 1;
 	LT_EXPECT(test, !lt_plan_due(&c));
 	/* Lifetimes that stop showing do not plan by themselves. */
 	c.informed = 0x1;
 	LT_EXPECT(test, !lt_plan_due(&c));
 	/* Nor does a layout with no active tenant. */
 	c.active = 0;
-	c.checks = 100;
+	c.periods = 100;
 	LT_EXPECT(test, !lt_plan_due(&c));
 }
 

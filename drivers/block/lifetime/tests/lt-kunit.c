@@ -52,14 +52,7 @@ KUNIT_ARRAY_PARAM_DESC(lt_kunit, lt_test_table, name);
 
 static void lt_kunit_free_disk(void *data)
 {
-	struct lt_disk *ld = data;
-
-	free_percpu(ld->log);
-	kfree(ld->cursor);
-	free_cpumask_var(ld->logged);
-	free_cpumask_var(ld->skipped);
-	lt_track_exit(&ld->track);
-	kvfree(ld);
+	lt_free(data);
 }
 
 /* A disk's policy state with no disk: the tracker and the logs only. */
@@ -85,7 +78,9 @@ static struct lt_disk *lt_kunit_disk(struct kunit *test)
 	for_each_possible_cpu(cpu)
 		spin_lock_init(&per_cpu_ptr(ld->log, cpu)->lock);
 	ld->log_pages = U64_MAX;
-	ld->next_check = U64_MAX;	/* no worker to wake */
+	/* No worker to wake. */
+	ld->next_check = U64_MAX;
+	ld->next_period = U64_MAX;
 	return ld;
 }
 
@@ -333,6 +328,140 @@ static void lt_kunit_memo(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lt_skipped_pages(ld), 13);
 }
 
+/* A worker that only counts its runs. */
+static void lt_kunit_count_work(struct work_struct *work)
+{
+	struct lt_disk *ld = container_of(work, struct lt_disk, work);
+
+	WRITE_ONCE(ld->checks, ld->checks + 1);
+}
+
+/* lt_clock() under the lock, and whether it woke the worker. */
+static bool lt_kunit_clock_by(struct lt_disk *ld, u64 pages)
+{
+	u64 checks = READ_ONCE(ld->checks);
+
+	spin_lock_irq(&ld->lock);
+	lt_clock(ld, pages);
+	spin_unlock_irq(&ld->lock);
+	flush_work(&ld->work);
+	return READ_ONCE(ld->checks) != checks;
+}
+
+/*
+ * Checks come at the end of each period, a quarter of a reclaim age, and
+ * until the first layout every 1/16 of it as well; only the ends of
+ * periods are due to age what was learned.  A shorter reclaim age brings
+ * both forward.
+ */
+static void lt_kunit_clock(struct kunit *test)
+{
+	struct lt_installed *inst = kunit_kzalloc(test, sizeof(*inst),
+						  GFP_KERNEL);
+	struct lt_disk *ld = lt_kunit_disk(test);
+
+	KUNIT_ASSERT_NOT_NULL(test, inst);
+	INIT_WORK(&ld->work, lt_kunit_count_work);
+	ld->reclaim_age = 1600;
+	ld->next_period = lt_period(ld);
+	ld->next_check = lt_next_check(ld);
+	KUNIT_EXPECT_EQ(test, ld->next_period, 400);
+	KUNIT_EXPECT_EQ(test, ld->next_check, 100);
+
+	KUNIT_EXPECT_FALSE(test, lt_kunit_clock_by(ld, 99));
+	/* A check in the first period, which ends no period. */
+	KUNIT_EXPECT_TRUE(test, lt_kunit_clock_by(ld, 11));
+	KUNIT_EXPECT_EQ(test, ld->periods_due, 0);
+	KUNIT_EXPECT_EQ(test, ld->next_check, 210);
+	/* The period's end comes before the next early check would. */
+	KUNIT_EXPECT_TRUE(test, lt_kunit_clock_by(ld, 250));
+	KUNIT_EXPECT_EQ(test, ld->next_check, 400);
+	KUNIT_EXPECT_TRUE(test, lt_kunit_clock_by(ld, 40));
+	KUNIT_EXPECT_EQ(test, ld->periods_due, 1);
+	KUNIT_EXPECT_EQ(test, ld->next_period, 800);
+	KUNIT_EXPECT_EQ(test, ld->next_check, 500);
+
+	/*
+	 * With a layout, a check ends each period and no other; installing
+	 * it drops the early check already set (as lt_install() does).
+	 */
+	rcu_assign_pointer(ld->layout, inst);
+	ld->next_check = lt_next_check(ld);
+	KUNIT_EXPECT_EQ(test, ld->next_check, 800);
+	KUNIT_EXPECT_FALSE(test, lt_kunit_clock_by(ld, 399));
+	KUNIT_EXPECT_TRUE(test, lt_kunit_clock_by(ld, 1));
+	KUNIT_EXPECT_EQ(test, ld->periods_due, 2);
+	KUNIT_EXPECT_EQ(test, ld->next_period, 1200);
+	KUNIT_EXPECT_EQ(test, ld->next_check, 1200);
+
+	/* A reclaim age of 400 pages: the period ends 100 pages on. */
+	ld->reclaim_age = 400;
+	spin_lock_irq(&ld->lock);
+	lt_check_soon(ld);
+	spin_unlock_irq(&ld->lock);
+	KUNIT_EXPECT_EQ(test, ld->next_period, 900);
+	KUNIT_EXPECT_EQ(test, ld->next_check, 900);
+	KUNIT_EXPECT_EQ(test, ld->checks, 4);
+
+	RCU_INIT_POINTER(ld->layout, NULL);
+}
+
+/*
+ * The worker ages what was learned by the periods that ended, and by
+ * nothing else: checks in between leave the activity window and the
+ * histograms alone, and many periods at once age at most a reclaim age.
+ */
+static void lt_kunit_periods(struct kunit *test)
+{
+	struct block_device *part = kunit_kzalloc(test, sizeof(*part),
+						  GFP_KERNEL);
+	struct lt_disk *ld = lt_kunit_disk(test);
+	char name[LT_NAME_LEN] = "a";
+	struct bio bio;
+	unsigned int i;
+	u16 a;
+
+	KUNIT_ASSERT_NOT_NULL(test, part);
+	mutex_init(&ld->plan_mutex);
+	INIT_WORK(&ld->work, lt_kunit_count_work);
+	ld->snap = kvcalloc(LT_MAX_LABELS, sizeof(*ld->snap), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ld->snap);
+	bio_init(&bio, NULL, NULL, 0, REQ_OP_WRITE);
+	bio.bi_bdev = part;
+	bio.bi_iter.bi_size = 64 * LT_KIB;
+	lt_record(ld, &bio, 0xa, 1, name);
+	a = lt_label_get(&ld->track, 0xa, 1);
+	KUNIT_EXPECT_EQ(test, ld->track.label[a].bytes, 64 * LT_KIB);
+	KUNIT_EXPECT_EQ(test, ld->act[0][1], 16);
+
+	/* Checks that end no period (replans, early checks) age nothing. */
+	for (i = 0; i < 2 * LT_QUARTERS; i++)
+		lt_workfn(&ld->work);
+	KUNIT_EXPECT_EQ(test, ld->checks, 2 * LT_QUARTERS);
+	KUNIT_EXPECT_EQ(test, ld->periods, 0);
+	KUNIT_EXPECT_EQ(test, ld->quarter, 0);
+	KUNIT_EXPECT_EQ(test, ld->act[0][1], 16);
+	KUNIT_EXPECT_EQ(test, ld->track.label[a].bytes, 64 * LT_KIB);
+
+	/* One period: the window moves on, the histograms stay. */
+	ld->periods_due = 1;
+	lt_workfn(&ld->work);
+	KUNIT_EXPECT_EQ(test, ld->periods, 1);
+	KUNIT_EXPECT_EQ(test, ld->quarter, 1);
+	KUNIT_EXPECT_EQ(test, ld->act[0][1], 16);
+	KUNIT_EXPECT_EQ(test, ld->track.label[a].bytes, 64 * LT_KIB);
+
+	/* Six at once count for drift, but age as four: one halving. */
+	ld->periods_due = 6;
+	lt_workfn(&ld->work);
+	KUNIT_EXPECT_EQ(test, ld->periods, 7);
+	KUNIT_EXPECT_EQ(test, ld->periods_due, 0);
+	KUNIT_EXPECT_EQ(test, ld->quarter, 1);
+	KUNIT_EXPECT_EQ(test, ld->act[0][1], 0);
+	KUNIT_EXPECT_EQ(test, ld->track.label[a].bytes, 32 * LT_KIB);
+	KUNIT_EXPECT_EQ(test, lt_track_check(&ld->track), 0);
+}
+
 static struct kunit_case lt_kunit_cases[] = {
 	KUNIT_CASE_PARAM(lt_kunit_run, lt_kunit_gen_params),
 	KUNIT_CASE(lt_kunit_replay),
@@ -340,6 +469,8 @@ static struct kunit_case lt_kunit_cases[] = {
 	KUNIT_CASE(lt_kunit_skip),
 	KUNIT_CASE(lt_kunit_record),
 	KUNIT_CASE(lt_kunit_memo),
+	KUNIT_CASE(lt_kunit_clock),
+	KUNIT_CASE(lt_kunit_periods),
 	{}
 };
 

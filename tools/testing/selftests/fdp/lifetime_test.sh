@@ -161,7 +161,7 @@ start_policy() {	# RECLAIM_AGE_BYTES
 echo "+io +memory" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 mkdir -p $top
 echo "+io +memory" >$top/cgroup.subtree_control 2>/dev/null
-echo "1..21"
+echo "1..22"
 
 load_module || bail "no lifetime policy: built in, loaded, or at \$LIFETIME_KO"
 
@@ -286,6 +286,22 @@ diag "first layout: reason '$reason' at ${at:-none} host bytes, reclaim age $R"
 check "a new disk gets its first layout within 1/16 of a reclaim age" \
 	sh -c "[ '$reason' = first ] && [ '${at:-0}' -gt 0 ] &&
 	       [ '${at:-0}' -le $((R / 8)) ]"
+# Only host writes move the policy's time on.  A replan plans, but ends
+# no period: five replans in a row, more than the four periods of a
+# reclaim age, leave the periods and every label's bytes as they were
+# (the next period ends at R/4 = 16 MiB of writes, far off).
+label_bytes() { awk 'NR > 1 { b += $7 } END { print b + 0 }' $dbg/labels; }
+b0=$(label_bytes)
+c0=$(layout_val checks)
+p0=$(layout_val periods)
+for i in 1 2 3 4 5; do echo 1 >$lt/replan; done
+b1=$(label_bytes)
+c1=$(layout_val checks)
+p1=$(layout_val periods)
+diag "labels' bytes $b0 -> $b1, periods $p0 -> $p1 over checks $c0 -> $c1"
+check "replans do not age what the policy learned" \
+	sh -c "[ $b0 -gt 0 ] && [ $b1 -ge $b0 ] && [ -n '$p0' ] && [ '$p1' = '$p0' ] &&
+	       [ $c1 -ge $((c0 + 5)) ]"
 umount $mnt
 
 # --- more tenants than streams -------------------------------------------
