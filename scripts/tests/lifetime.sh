@@ -26,6 +26,11 @@ out=$("$dir/lt_replay" --capacity 64M "$trace" 2>/dev/null |
 	     END { for (c in s) { split(s[c], a, " "); u[c] = a[1]
 			for (i in a) if (a[i] != a[1]) u[c] = "mixed" }
 		   print u[100], u[101] }')
+# As in the kernel, the first layout comes after 1/16 of the reclaim age
+# (the capacity, 64 MiB), not a quarter: the first placed write must come
+# before 8 MiB (2048 writes of 4 KiB) were written.
+first=$("$dir/lt_replay" --capacity 64M "$trace" 2>/dev/null |
+	awk '$7 == "policy" { print NR; exit }')
 rm -f "$trace"
 read -r s0 s1 <<<"$out"
 if [ -n "$s0" ] && [ "$s0" != mixed ] && [ "$s1" != mixed ] && [ "$s0" != "$s1" ] &&
@@ -33,6 +38,13 @@ if [ -n "$s0" ] && [ "$s0" != mixed ] && [ "$s1" != mixed ] && [ "$s0" != "$s1" 
 	echo "ok $((n + 1)) - lt_replay gives two tenants streams of their own ($s0, $s1)"
 else
 	echo "not ok $((n + 1)) - lt_replay gives two tenants streams of their own (got '$out')"
+	rc=1
+fi
+n=$((n + 1))
+if [ -n "$first" ] && [ "$first" -le 2048 ]; then
+	echo "ok $((n + 1)) - lt_replay places its first write within 1/16 of a reclaim age (write $first)"
+else
+	echo "not ok $((n + 1)) - lt_replay places its first write within 1/16 of a reclaim age (write ${first:-none})"
 	rc=1
 fi
 # The same cases under ASan, LSan and UBSan: a leak fails them too.

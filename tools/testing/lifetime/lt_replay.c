@@ -13,11 +13,13 @@
  * what the policy makes of tenants alone.  Writes an earlier rule placed
  * (application, cgroup, filesystem) keep their stream and are tracked;
  * the others get the stream of the installed layout.  As in the kernel,
- * the layout is checked every quarter of the reclaim age (by default the
- * capacity) and planned for the kernel's reasons (lt_plan_due()): the
- * active tenants changed, a tenant's lifetimes showed, or a reclaim age
- * passed since the last plan.  Like the kernel by default, the tracker
- * follows one range in 2^S (--sample-shift, 0 for all of them).
+ * the layout is checked at the end of every period, a quarter of the
+ * reclaim age (by default the capacity), and every 1/16 of it until the
+ * first layout, and planned for the kernel's reasons (lt_plan_due()): no
+ * layout yet, the active tenants changed, a tenant's lifetimes showed, or
+ * a reclaim age passed since the last plan.  Like the kernel by default,
+ * the tracker follows one range in 2^S (--sample-shift, 0 for all of
+ * them).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -38,8 +40,8 @@ struct lt_replay {
 	unsigned int nr_tenants;
 	u64 act[LT_QUARTERS][LT_MAX_TENANTS];
 	unsigned int quarter, quarters;
-	u64 now, next_check, reclaim_age, active, informed;
-	u64 checks, last_plan_check;
+	u64 now, next_check, next_period, reclaim_age, active, informed;
+	u64 periods, last_plan_period;
 	bool have_layout;
 	u8 streams[LT_MAX_STREAMS];
 	u8 nr_streams;
@@ -79,21 +81,24 @@ static u16 tenant_of(struct lt_replay *r, u64 cgroup)
 	return r->nr_tenants++;
 }
 
-static void check(struct lt_replay *r)
+/* A check; @period_end if it ends a period, as lt_workfn() does. */
+static void check(struct lt_replay *r, bool period_end)
 {
 	struct lt_plan_input in = { 0 };
 	u64 active = lt_active_tenants(r->act, LT_QUARTERS, r->nr_tenants);
 	struct lt_check c = { 0 };
 
-	r->quarter = (r->quarter + 1) % LT_QUARTERS;
-	memset(r->act[r->quarter], 0, sizeof(r->act[0]));
-	if (++r->quarters >= LT_QUARTERS) {
-		r->quarters = 0;
-		lt_track_age(&r->t);
+	if (period_end) {
+		r->periods++;
+		r->quarter = (r->quarter + 1) % LT_QUARTERS;
+		memset(r->act[r->quarter], 0, sizeof(r->act[0]));
+		if (++r->quarters >= LT_QUARTERS) {
+			r->quarters = 0;
+			lt_track_age(&r->t);
+		}
+		lt_track_sweep(&r->t, r->now,
+			       (r->t.nr_slots + LT_QUARTERS - 1) / LT_QUARTERS);
 	}
-	lt_track_sweep(&r->t, r->now,
-		       (r->t.nr_ranges + LT_QUARTERS - 1) / LT_QUARTERS);
-	r->checks++;
 	if (!r->t.on)
 		return;
 	c.active = active;
@@ -101,7 +106,7 @@ static void check(struct lt_replay *r)
 	c.installed = r->have_layout;
 	c.tenants = r->active;
 	c.tenants_informed = r->informed;
-	c.checks = r->checks - r->last_plan_check;
+	c.periods = r->periods - r->last_plan_period;
 	if (!lt_plan_due(&c))
 		return;
 
@@ -119,7 +124,7 @@ static void check(struct lt_replay *r)
 	r->have_layout = true;
 	r->active = active;
 	r->informed = c.informed;
-	r->last_plan_check = r->checks;
+	r->last_plan_period = r->periods;
 	r->plans++;
 }
 
@@ -145,7 +150,7 @@ int main(int argc, char **argv)
 		{ }
 	};
 	static struct lt_replay r;
-	u64 capacity = 0, age = 0;
+	u64 capacity = 0, age = 0, period, first;
 	unsigned int max_streams = 8, sample = LT_DEFAULT_SAMPLE_SHIFT, i;
 	char line[512];
 	unsigned long lineno = 0;
@@ -196,7 +201,13 @@ int main(int argc, char **argv)
 	for (i = 2; i <= max_streams; i++)
 		r.streams[r.nr_streams++] = i;
 	r.reclaim_age = (age ? age : capacity) >> LT_PAGE_SHIFT;
-	r.next_check = r.reclaim_age / LT_QUARTERS;
+	period = r.reclaim_age / LT_QUARTERS ?: 1;
+	/* The kernel's first checks, every 1/16 of it. */
+	first = r.reclaim_age / (LT_QUARTERS * LT_QUARTERS) ?: 1;
+	if (first > LT_FIRST_STEP_MAX)
+		first = LT_FIRST_STEP_MAX;
+	r.next_period = period;
+	r.next_check = first < period ? first : period;
 
 	while (fgets(line, sizeof(line), f)) {
 		struct trace_rec rec;
@@ -236,9 +247,16 @@ int main(int argc, char **argv)
 		       rec.op == TRACE_WRITE ? 'W' : rec.op == TRACE_DISCARD ? 'D' : 'Z',
 		       (unsigned long long)rec.sector, rec.sectors, rec.stream, rec.rule,
 		       (unsigned long long)rec.cgroup);
-		while (r.now >= r.next_check) {
-			r.next_check += r.reclaim_age / LT_QUARTERS ?: 1;
-			check(&r);
+		/* One period at most per write, as lt_clock() counts. */
+		if (r.now >= r.next_check) {
+			bool end = r.now >= r.next_period;
+
+			if (end)
+				r.next_period = r.now + period;
+			check(&r, end);
+			r.next_check = r.next_period;
+			if (!r.have_layout && r.now + first < r.next_period)
+				r.next_check = r.now + first;
 		}
 	}
 	fprintf(stderr, "lt_replay: %lu lines, %u tenants, %lu plans\n", lineno,
