@@ -1285,16 +1285,9 @@ static void lt_end_periods(struct lt_disk *ld)
 	lockdep_assert_held(&ld->lock);
 	ld->periods += ld->periods_due;
 	ld->periods_due = 0;
-	while (n--) {
-		ld->quarter = (ld->quarter + 1) % LT_QUARTERS;
-		memset(ld->act[ld->quarter], 0, sizeof(ld->act[0]));
-		if (++ld->quarters >= LT_QUARTERS) {
-			ld->quarters = 0;
-			lt_track_age(&ld->track);
-		}
-		lt_track_sweep(&ld->track, ld->now,
-			       DIV_ROUND_UP(ld->track.nr_slots, LT_QUARTERS));
-	}
+	while (n--)
+		lt_track_period_end(&ld->track, ld->act, &ld->quarter,
+				    &ld->quarters, ld->now);
 }
 
 static void lt_workfn(struct work_struct *work)

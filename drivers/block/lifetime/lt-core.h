@@ -402,6 +402,8 @@ void lt_track_discard(struct lt_track *t, u64 sector, u32 nr_sectors,
 		      u64 now);
 void lt_track_age(struct lt_track *t);
 u64 lt_track_sweep(struct lt_track *t, u64 now, u64 budget);
+void lt_track_period_end(struct lt_track *t, u64 act[][LT_MAX_TENANTS],
+			 unsigned int *period, unsigned int *since_age, u64 now);
 int lt_track_check(const struct lt_track *t);
 unsigned int lt_age_bin(u64 age);
 const struct lt_rec *lt_log_next(struct lt_log_cursor *c, unsigned int n);

@@ -699,6 +699,30 @@ u64 lt_track_sweep(struct lt_track *t, u64 now, u64 budget)
 }
 
 /**
+ * lt_track_period_end() - age by one period, a quarter of a reclaim age
+ * @t: tracker
+ * @act: pages each tenant wrote in each of the last LT_QUARTERS periods
+ * @period: the period @act counts into; moved on to the next, cleared
+ * @since_age: periods since the histograms were last halved
+ * @now: host clock in pages
+ *
+ * Sweeps a quarter of the owner table (lt_track_sweep()) and, every
+ * LT_QUARTERS periods, halves the histograms (lt_track_age()).  The
+ * kernel's worker and the userspace replay both age by this.
+ */
+void lt_track_period_end(struct lt_track *t, u64 act[][LT_MAX_TENANTS],
+			 unsigned int *period, unsigned int *since_age, u64 now)
+{
+	*period = (*period + 1) % LT_QUARTERS;
+	memset(act[*period], 0, sizeof(act[0]));
+	if (++*since_age >= LT_QUARTERS) {
+		*since_age = 0;
+		lt_track_age(t);
+	}
+	lt_track_sweep(t, now, (t->nr_slots + LT_QUARTERS - 1) / LT_QUARTERS);
+}
+
+/**
  * lt_track_check() - verify the label reference counts
  * @t: tracker
  *

@@ -90,14 +90,8 @@ static void check(struct lt_replay *r, bool period_end)
 
 	if (period_end) {
 		r->periods++;
-		r->quarter = (r->quarter + 1) % LT_QUARTERS;
-		memset(r->act[r->quarter], 0, sizeof(r->act[0]));
-		if (++r->quarters >= LT_QUARTERS) {
-			r->quarters = 0;
-			lt_track_age(&r->t);
-		}
-		lt_track_sweep(&r->t, r->now,
-			       (r->t.nr_slots + LT_QUARTERS - 1) / LT_QUARTERS);
+		lt_track_period_end(&r->t, r->act, &r->quarter, &r->quarters,
+				    r->now);
 	}
 	if (!r->t.on)
 		return;
