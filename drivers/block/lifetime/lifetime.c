@@ -1122,16 +1122,18 @@ static noinline struct lt_memo *lt_memo_fill(struct lt_disk *ld,
  * lt_decide() for all but its common case: a write out of a task's
  * context (lt_decide_atomic()), one that touches a tracked range, one
  * the memo does not know, and one that fills the memo.  @src, @file and
- * @id are lt_bio_src()'s.
+ * @id are lt_bio_src()'s, @maybe lt_track_sampled_fast()'s.  The layout
+ * is read again: at most six arguments keep the call a tail call.
  */
 static noinline unsigned int lt_decide_slow(struct lt_disk *ld,
-					    struct bio *bio,
-					    const struct lt_installed *inst,
-					    void *src, struct file *file,
-					    unsigned long id)
+					    struct bio *bio, void *src,
+					    struct file *file,
+					    unsigned long id, int maybe)
 {
-	bool tracked = lt_track_sampled(&ld->track, lt_bio_sector(bio),
-					bio_sectors(bio));
+	const struct lt_installed *inst = rcu_dereference(ld->layout);
+	bool tracked = maybe < 0 ?
+		lt_track_sampled_slow(&ld->track, lt_bio_sector(bio),
+				      bio_sectors(bio)) : maybe;
 	u64 pages = DIV_ROUND_UP(bio->bi_iter.bi_size, PAGE_SIZE);
 	const void *blkg = lt_bio_blkg(bio);
 	u64 tag = lt_memo_tag(inst, bio->bi_write_hint);
@@ -1188,16 +1190,18 @@ static unsigned int lt_decide(struct gendisk *disk, void *data,
 	struct lt_memo *m;
 	struct file *file;
 	unsigned long id;
+	int maybe;
 	u64 pages;
 	void *src;
 
 	/* First, so that few values live across the call it may make. */
 	src = lt_bio_src(bio, &file, &id);
-	inst = rcu_dereference(ld->layout);
-	if (unlikely(lt_track_maybe_sampled(&ld->track, lt_bio_sector(bio),
-					    bio_sectors(bio)) || !in_task()))
+	maybe = lt_track_sampled_fast(&ld->track, lt_bio_sector(bio),
+				      bio_sectors(bio));
+	if (unlikely(maybe || !in_task()))
 		goto slow;
 
+	inst = rcu_dereference(ld->layout);
 	pages = DIV_ROUND_UP(bio->bi_iter.bi_size, PAGE_SIZE);
 	preempt_disable();
 	m = &this_cpu_ptr(ld->log)->memo;
@@ -1213,7 +1217,7 @@ static unsigned int lt_decide(struct gendisk *disk, void *data,
 	preempt_enable();
 	return stream;
 slow:
-	return lt_decide_slow(ld, bio, inst, src, file, id);
+	return lt_decide_slow(ld, bio, src, file, id, maybe);
 }
 
 static void lt_observe(struct gendisk *disk, void *data, struct bio *bio,

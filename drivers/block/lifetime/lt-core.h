@@ -452,7 +452,8 @@ static inline s64 lt_range_slot(const struct lt_track *t, u64 r)
  * lt_track_sampled()'s inline path: 1 if a write or discard touches a
  * tracked range, 0 if not, -1 if only lt_track_sampled_slow() can tell.
  * One within a single range, most of them, costs a few shifts, a
- * multiply and a compare.
+ * multiply and a compare.  For callers that keep calls off their common
+ * path.
  */
 static inline int lt_track_sampled_fast(const struct lt_track *t, u64 sector,
 					u32 nr_sectors)
@@ -491,24 +492,6 @@ static inline bool lt_track_sampled(const struct lt_track *t, u64 sector,
 	int v = lt_track_sampled_fast(t, sector, nr_sectors);
 
 	return v < 0 ? lt_track_sampled_slow(t, sector, nr_sectors) : v;
-}
-
-/**
- * lt_track_maybe_sampled() - might a write or discard touch a tracked range?
- * @t: tracker
- * @sector: first sector
- * @nr_sectors: length in sectors
- *
- * lt_track_sampled() without its out-of-line part, for callers that
- * keep calls off their common path.
- *
- * Return: false if the write touches no tracked range; true if it does,
- * or if only lt_track_sampled() can tell.
- */
-static inline bool lt_track_maybe_sampled(const struct lt_track *t,
-					  u64 sector, u32 nr_sectors)
-{
-	return lt_track_sampled_fast(t, sector, nr_sectors) != 0;
 }
 
 /* Slot of (key, tenant) in an open-addressed index of LT_HASH_SIZE. */
