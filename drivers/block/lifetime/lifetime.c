@@ -144,13 +144,13 @@ static const char *const lt_hint_name[] = {
  * @src: the inode the label came from, the submitting task for a
  *	thread's label, or NULL for a label of the hint alone
  * @id: @src's inode number or pid, against the reuse of a freed @src
- * @cgid: the write's cgroup id
+ * @blkg: the write's cgroup on this disk (lt_bio_blkg()); only compared
  * @tag: lt_memo_tag() of the write's hint and the layout it looked up;
  *	0 for an empty memo
  * @stamp: jiffies when filled; trusted for half a second, as file
  *	classes are
  * @key: the label's key
- * @tenant: the tenant slot of @cgid
+ * @tenant: the tenant slot of the write's cgroup
  * @stream: the stream the layout gave
  * @pages: pages of this label's writes that touch no tracked range, not
  *	yet in the CPU's counts (lt_memo_flush()); only this CPU writes it
@@ -159,7 +159,7 @@ static const char *const lt_hint_name[] = {
 struct lt_memo {
 	const void *src;
 	unsigned long id;
-	u64 cgid;
+	const void *blkg;
 	u64 tag;
 	unsigned long stamp;
 	u64 key;
@@ -577,6 +577,23 @@ static u64 lt_bio_cgroup(struct bio *bio)
 		return cgroup_id(css->cgroup);
 #endif
 	return 0;
+}
+
+/*
+ * What the memo knows a bio's cgroup by: its blkg, which is cheaper to
+ * read than the cgroup's id and stands for one cgroup on this disk.  It
+ * is only compared, never followed.  A blkg freed and another allocated
+ * at its address could pass for it while the same file, hint and layout
+ * go on, at most for the half second a memo is trusted: a few pages
+ * charged to the tenant before, on its stream.
+ */
+static inline const void *lt_bio_blkg(struct bio *bio)
+{
+#ifdef CONFIG_BLK_CGROUP
+	return bio->bi_blkg;
+#else
+	return NULL;
+#endif
 }
 
 /* Tenant slot of a cgroup; cgroups past the table share the last slot. */
@@ -1057,8 +1074,20 @@ static inline u64 lt_memo_tag(const struct lt_installed *inst,
 }
 
 /*
- * Fill this CPU's memo for a write from @src (@file, @id: lt_bio_src())
- * in cgroup @cgid that the memo did not know: its tenant, label and
+ * Whether memo @m knows a write from @src (@id), cgroup @blkg and @tag
+ * (lt_memo_tag()) and may still be trusted: for half a second, as file
+ * classes.
+ */
+static inline bool lt_memo_hit(const struct lt_memo *m, const void *src,
+			       unsigned long id, const void *blkg, u64 tag)
+{
+	return m->tag == tag && m->src == src && m->id == id &&
+	       m->blkg == blkg && time_before(jiffies, m->stamp + HZ / 2);
+}
+
+/*
+ * Fill this CPU's memo for a write @bio from @src (@file, @id:
+ * lt_bio_src()) that the memo did not know: its tenant, label and
  * stream under @inst, and @tag (lt_memo_tag()).  Called and returns with
  * preemption off, which it turns on meanwhile, so the memo it returns
  * may be another CPU's than the caller's was.  The pages the memo counted
@@ -1068,16 +1097,16 @@ static noinline struct lt_memo *lt_memo_fill(struct lt_disk *ld,
 					     const struct lt_installed *inst,
 					     struct bio *bio, void *src,
 					     struct file *file, unsigned long id,
-					     u64 cgid, u64 tag, bool *due)
+					     u64 tag, bool *due)
 {
 	struct lt_memo fresh = {
-		.src = src, .id = id, .cgid = cgid, .tag = tag,
+		.src = src, .id = id, .blkg = lt_bio_blkg(bio), .tag = tag,
 	};
 	struct lt_log *log;
 	struct lt_memo *m;
 
 	preempt_enable();
-	fresh.tenant = lt_tenant(ld, cgid);
+	fresh.tenant = lt_tenant(ld, lt_bio_cgroup(bio));
 	fresh.key = lt_src_key(bio, src, file, fresh.name);
 	fresh.stream = lt_layout_stream(inst, fresh.key, fresh.tenant);
 	fresh.stamp = jiffies;
@@ -1087,6 +1116,52 @@ static noinline struct lt_memo *lt_memo_fill(struct lt_disk *ld,
 	*due = lt_memo_flush(ld, log, m);
 	*m = fresh;
 	return m;
+}
+
+/*
+ * lt_decide() for all but its common case: a write out of a task's
+ * context (lt_decide_atomic()), one that touches a tracked range, one
+ * the memo does not know, and one that fills the memo.  @src, @file and
+ * @id are lt_bio_src()'s, @maybe lt_track_sampled_fast()'s.  The layout
+ * is read again: at most six arguments keep the call a tail call.
+ */
+static noinline unsigned int lt_decide_slow(struct lt_disk *ld,
+					    struct bio *bio, void *src,
+					    struct file *file,
+					    unsigned long id, int maybe)
+{
+	const struct lt_installed *inst = rcu_dereference(ld->layout);
+	bool tracked = maybe < 0 ?
+		lt_track_sampled_slow(&ld->track, lt_bio_sector(bio),
+				      bio_sectors(bio)) : maybe;
+	u64 pages = DIV_ROUND_UP(bio->bi_iter.bi_size, PAGE_SIZE);
+	const void *blkg = lt_bio_blkg(bio);
+	u64 tag = lt_memo_tag(inst, bio->bi_write_hint);
+	unsigned int stream;
+	bool due = false;
+	struct lt_memo *m;
+
+	if (!in_task())
+		return lt_decide_atomic(ld, bio, inst, tracked);
+
+	preempt_disable();
+	m = &this_cpu_ptr(ld->log)->memo;
+	if (!lt_memo_hit(m, src, id, blkg, tag))
+		m = lt_memo_fill(ld, inst, bio, src, file, id, tag, &due);
+	stream = m->stream;
+	if (tracked) {
+		lt_record(ld, bio, m->key, m->tenant, m->name);
+		this_cpu_add(ld->log->stream_pages[stream], pages);
+	} else {
+		/* Only this CPU writes it; others read it (lt_skipped_sum()). */
+		WRITE_ONCE(m->pages, m->pages + pages);
+		if (m->pages >= READ_ONCE(ld->log_pages))
+			due |= lt_memo_flush(ld, this_cpu_ptr(ld->log), m);
+	}
+	preempt_enable();
+	if (due)
+		lt_replay_now(ld);
+	return stream;
 }
 
 /*
@@ -1100,52 +1175,49 @@ static noinline struct lt_memo *lt_memo_fill(struct lt_disk *ld,
  * which hands them to the counts when it changes label or holds a log's
  * worth (lt_memo_flush()).  The memo, the log and the counts share one
  * section with preemption off.
+ *
+ * That common case, a write from a task that touches no tracked range
+ * and that the memo knows, takes no call here but lt_bio_src()'s: so
+ * that it saves and restores few registers, the rest goes to
+ * lt_decide_slow().
  */
 static unsigned int lt_decide(struct gendisk *disk, void *data,
 			      struct bio *bio)
 {
-	u64 pages = DIV_ROUND_UP(bio->bi_iter.bi_size, PAGE_SIZE);
 	const struct lt_installed *inst;
 	struct lt_disk *ld = data;
-	bool tracked, due = false;
 	unsigned int stream;
 	struct lt_memo *m;
 	struct file *file;
 	unsigned long id;
-	u64 cgid, tag;
+	int maybe;
+	u64 pages;
 	void *src;
 
-	inst = rcu_dereference(ld->layout);
-	tracked = lt_track_sampled(&ld->track, lt_bio_sector(bio),
-				   bio_sectors(bio));
-	if (unlikely(!in_task()))
-		return lt_decide_atomic(ld, bio, inst, tracked);
-
-	/* Before lt_bio_src(), which would keep its results across a call. */
-	cgid = lt_bio_cgroup(bio);
+	/* First, so that few values live across the call it may make. */
 	src = lt_bio_src(bio, &file, &id);
-	tag = lt_memo_tag(inst, bio->bi_write_hint);
+	maybe = lt_track_sampled_fast(&ld->track, lt_bio_sector(bio),
+				      bio_sectors(bio));
+	if (unlikely(maybe || !in_task()))
+		goto slow;
+
+	inst = rcu_dereference(ld->layout);
+	pages = DIV_ROUND_UP(bio->bi_iter.bi_size, PAGE_SIZE);
 	preempt_disable();
 	m = &this_cpu_ptr(ld->log)->memo;
-	if (unlikely(m->tag != tag || m->src != src || m->id != id ||
-		     m->cgid != cgid ||
-		     !time_before(jiffies, m->stamp + HZ / 2)))
-		m = lt_memo_fill(ld, inst, bio, src, file, id, cgid, tag,
-				 &due);
-	stream = m->stream;
-	if (unlikely(tracked)) {
-		lt_record(ld, bio, m->key, m->tenant, m->name);
-		this_cpu_add(ld->log->stream_pages[stream], pages);
-	} else {
-		/* Only this CPU writes it; others read it (lt_skipped_sum()). */
-		WRITE_ONCE(m->pages, m->pages + pages);
-		if (unlikely(m->pages >= READ_ONCE(ld->log_pages)))
-			due |= lt_memo_flush(ld, this_cpu_ptr(ld->log), m);
+	if (unlikely(!lt_memo_hit(m, src, id, lt_bio_blkg(bio),
+				  lt_memo_tag(inst, bio->bi_write_hint)) ||
+		     m->pages + pages >= READ_ONCE(ld->log_pages))) {
+		preempt_enable();
+		goto slow;
 	}
+	stream = m->stream;
+	/* Only this CPU writes it; others read it (lt_skipped_sum()). */
+	WRITE_ONCE(m->pages, m->pages + pages);
 	preempt_enable();
-	if (unlikely(due))
-		lt_replay_now(ld);
 	return stream;
+slow:
+	return lt_decide_slow(ld, bio, src, file, id, maybe);
 }
 
 static void lt_observe(struct gendisk *disk, void *data, struct bio *bio,

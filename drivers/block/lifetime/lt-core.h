@@ -188,6 +188,8 @@ struct lt_track_stats {
  * @time_shift: log2 of the owner table's time unit in pages
  * @sample_shift: one range in each block of 2^@sample_shift is tracked
  *	(see lt_range_slot()); 0 tracks them all
+ * @pick_shift: 64 - @sample_shift, for lt_range_picked()
+ * @sample_mask: 2^@sample_shift - 1, for lt_range_picked()
  * @sampled_shift: log2 of the range size in sectors while ranges are
  *	sampled (@on and @sample_shift not 0), else 0: lt_track_sampled()'s
  *	inline path in one field
@@ -208,9 +210,11 @@ struct lt_track {
 	u8 sub_shift;
 	u8 time_shift;
 	u8 sample_shift;
+	u8 pick_shift;
 	u8 sampled_shift;
 	bool on;
 	u16 nr_free;
+	u32 sample_mask;
 	u16 free[LT_MAX_LABELS];
 	u16 hash[LT_HASH_SIZE];
 	struct lt_track_stats stats;
@@ -418,19 +422,53 @@ static inline bool lt_range_size_ok(u32 range_size)
 }
 
 /*
+ * Whether range @r is the one its block of 2^sample_shift ranges
+ * tracks: the one at the offset the block's index hashes to, by
+ * hash_64()'s multiplicative hash, with its shifts and mask set once.
+ * Only while sampling (sample_shift not 0).
+ */
+static inline bool lt_range_picked(const struct lt_track *t, u64 r)
+{
+	u64 h = (r >> t->sample_shift) * GOLDEN_RATIO_64;
+
+	return (r & t->sample_mask) == h >> t->pick_shift;
+}
+
+/*
  * The owner table entry of range @r, or -1 if @r is not tracked: its
- * block of 2^sample_shift ranges tracks the range at the offset the
- * block's index hashes to, in the block's entry.
+ * block of 2^sample_shift ranges tracks one range (lt_range_picked()),
+ * in the block's entry.
  */
 static inline s64 lt_range_slot(const struct lt_track *t, u64 r)
 {
-	unsigned int s = t->sample_shift;
-
-	if (!s)
+	if (!t->sample_shift)
 		return r;
-	if ((r & ((1U << s) - 1)) != hash_64(r >> s, s))
+	if (!lt_range_picked(t, r))
 		return -1;
-	return r >> s;
+	return r >> t->sample_shift;
+}
+
+/*
+ * lt_track_sampled()'s inline path: 1 if a write or discard touches a
+ * tracked range, 0 if not, -1 if only lt_track_sampled_slow() can tell.
+ * One within a single range, most of them, costs a few shifts, a
+ * multiply and a compare.  For callers that keep calls off their common
+ * path.
+ */
+static inline int lt_track_sampled_fast(const struct lt_track *t, u64 sector,
+					u32 nr_sectors)
+{
+	unsigned int shift = t->sampled_shift;
+	u64 r;
+
+	if (unlikely(!shift || !nr_sectors))
+		return -1;
+	r = sector >> shift;
+	/* In one range, which may be the last, partial one: tracked or not. */
+	if (unlikely((sector + nr_sectors - 1) >> shift != r ||
+		     r >= t->nr_ranges))
+		return -1;
+	return lt_range_picked(t, r);
 }
 
 /**
@@ -441,9 +479,7 @@ static inline s64 lt_range_slot(const struct lt_track *t, u64 r)
  *
  * Reads only what lt_track_init() set, so it may run without the
  * caller's lock.  When tracking is off every write counts as sampled,
- * since labels still count written bytes.  Inline, as every write asks:
- * one within a single range, most of them, costs a few shifts, a
- * multiply and a compare.
+ * since labels still count written bytes.  Inline, as every write asks.
  *
  * Return: true if lt_track_write() or lt_track_discard() of the same
  * sectors would change the owner table or the labels, and for a write
@@ -453,18 +489,9 @@ static inline s64 lt_range_slot(const struct lt_track *t, u64 r)
 static inline bool lt_track_sampled(const struct lt_track *t, u64 sector,
 				    u32 nr_sectors)
 {
-	unsigned int shift = t->sampled_shift, s;
-	u64 r;
+	int v = lt_track_sampled_fast(t, sector, nr_sectors);
 
-	if (unlikely(!shift || !nr_sectors))
-		return lt_track_sampled_slow(t, sector, nr_sectors);
-	r = sector >> shift;
-	/* In one range, which may be the last, partial one: tracked or not. */
-	if (unlikely((sector + nr_sectors - 1) >> shift != r ||
-		     r >= t->nr_ranges))
-		return lt_track_sampled_slow(t, sector, nr_sectors);
-	s = t->sample_shift;
-	return (r & ((1U << s) - 1)) == hash_64(r >> s, s);
+	return v < 0 ? lt_track_sampled_slow(t, sector, nr_sectors) : v;
 }
 
 /* Slot of (key, tenant) in an open-addressed index of LT_HASH_SIZE. */

@@ -250,6 +250,8 @@ int lt_track_init(struct lt_track *t, u64 nr_sectors, u32 range_size,
 
 	t->capacity = nr_sectors << LT_SECTOR_SHIFT;
 	t->sample_shift = sample_shift;
+	t->pick_shift = 64 - sample_shift;
+	t->sample_mask = (1U << sample_shift) - 1;
 	t->time_shift = lt_track_time_shift(t->capacity);
 	t->stats.mem_bytes = LT_MAX_LABELS * sizeof(*t->label);
 	if (shift < 0) {
