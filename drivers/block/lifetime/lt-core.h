@@ -30,6 +30,7 @@
 #include <linux/hash.h>
 #include <linux/limits.h>
 #include <linux/log2.h>
+#include <linux/math.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/slab.h>

@@ -721,7 +721,7 @@ void lt_track_period_end(struct lt_track *t, u64 act[][LT_MAX_TENANTS],
 		*since_age = 0;
 		lt_track_age(t);
 	}
-	lt_track_sweep(t, now, (t->nr_slots + LT_QUARTERS - 1) / LT_QUARTERS);
+	lt_track_sweep(t, now, DIV_ROUND_UP(t->nr_slots, LT_QUARTERS));
 }
 
 /**

@@ -44,6 +44,8 @@ static inline void kvfree(const void *p)
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define BIT(n)		(1UL << (n))
 #define BIT_ULL(n)	(1ULL << (n))
+#define DIV_ROUND_UP(n, d) ({ __auto_type __d = (d);			\
+			    ((n) + __d - 1) / __d; })
 #define BUILD_BUG_ON(cond)	((void)sizeof(char[1 - 2 * !!(cond)]))
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
