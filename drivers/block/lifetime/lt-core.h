@@ -51,7 +51,7 @@
 #define LT_TARGET_RANGES_SHIFT	22	/* aim for capacity / 2^22 ranges */
 #define LT_DEFAULT_MEM_CAP	(64ULL << 20)
 #define LT_MAX_SAMPLE_SHIFT	6	/* track at least 1 range in 64 */
-#define LT_DEFAULT_SAMPLE_SHIFT	3	/* 1 range in 8 */
+#define LT_DEFAULT_SAMPLE_SHIFT	4	/* 1 range in 16 */
 
 /*
  * Ages are kept in the owner table as u32 counts of (1 << time_shift)

@@ -246,7 +246,7 @@ static int lt_bench_disk(const struct lt_bench_disk *d, u64 *sector,
 		printf("# reference counts are inconsistent\n");
 	lt_track_exit(&t);
 
-	/* The policy's default: one range in 8, in a table 1/8 the size. */
+	/* The policy's default: one range in 16, in a table 1/16 the size. */
 	if (lt_track_init(&t, d->bytes >> LT_SECTOR_SHIFT, 0,
 			  LT_DEFAULT_SAMPLE_SHIFT, LT_DEFAULT_MEM_CAP))
 		return -1;

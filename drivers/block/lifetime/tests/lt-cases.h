@@ -1144,10 +1144,11 @@ static void lt_test_sampling(LT_TEST_CTX *test)
 	/*
 	 * A hot label rewrites 64 MiB and a cold one 512 MiB, 7 to 1, at
 	 * random 4 KiB pages, after each wrote its region once.  Survival
-	 * at 2^16 pages is about 0.03 and 0.94; one range in 8 must give
-	 * it within 0.04.
+	 * at 2^16 pages is about 0.03 and 0.94; the default sampling, one
+	 * range in 16, must give it within 0.04.
 	 */
-	t = lt_test_track_sampled(test, LT_GIB, 0, 3, LT_DEFAULT_MEM_CAP);
+	t = lt_test_track_sampled(test, LT_GIB, 0, LT_DEFAULT_SAMPLE_SHIFT,
+				  LT_DEFAULT_MEM_CAP);
 	if (!t)
 		return;
 	for (i = 0; i < 2; i++) {
