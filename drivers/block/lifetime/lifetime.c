@@ -7,14 +7,15 @@
  * labels each write by tenant (cgroup), kind and lifetime hint, file class
  * (the name pattern of the file of a page-cache write, or of a direct
  * write through iomap) or writer thread (for other direct writes from a
- * task), and charges each death to the label that wrote the data, binned
- * by age (lt-track.c).  Every quarter of a reclaim age (1/16 until the
- * first layout) a worker looks at which tenants are active and, when they
- * changed, when the operator asks, or once a reclaim age when the plan
- * moved, runs the planner (lt-plan.c): each tenant gets a stream, then
- * the free streams go to the splits between a tenant's labels that save
- * the most garbage-collection copying.  The layout is published with RCU;
- * a bio never sees half of one.
+ * task) and, for a file, its generation inferred from what the thread that
+ * created it read (lt-gen.c), and charges each death to the label that
+ * wrote the data, binned by age (lt-track.c).  Every quarter of a reclaim
+ * age (1/16 until the first layout) a worker looks at which tenants are
+ * active and, when they changed, when the operator asks, or once a reclaim
+ * age when the plan moved, runs the planner (lt-plan.c): each tenant gets
+ * a stream, then the free streams go to the splits between a tenant's
+ * labels that save the most garbage-collection copying.  The layout is
+ * published with RCU; a bio never sees half of one.
  *
  * Streams that io.stream pins a cgroup to are left to those cgroups, and
  * writes that an earlier rule placed are tracked but not planned.  Memory
@@ -55,6 +56,7 @@
 #include <linux/workqueue.h>
 
 #include "lt-core.h"
+#include "lt-gen.h"
 
 #define CREATE_TRACE_POINTS
 #include "lifetime_trace.h"
@@ -515,6 +517,25 @@ static __always_inline void *lt_bio_src(struct bio *bio, struct file **file,
 }
 
 /*
+ * The generation of a file written to the bio's disk, plus one (0 if it
+ * has none; lt-gen.c), and its filesystem watched for the next files.
+ * @name, if not NULL, gets ":g<generation>" appended.
+ */
+static u32 lt_file_gen(struct bio *bio, struct inode *inode, char *name)
+{
+	unsigned int n;
+	u32 gen;
+
+	lt_gen_watch(bio->bi_bdev->bd_disk, inode->i_sb);
+	gen = lt_gen_of(inode);
+	if (gen && name) {
+		n = strnlen(name, LT_NAME_LEN - 1);
+		snprintf(name + n, LT_NAME_LEN - n, ":g%u", gen - 1);
+	}
+	return gen;
+}
+
+/*
  * The label key of a write from @src and @file (lt_bio_src()) and, if
  * @name is not NULL, a name for a new label.
  */
@@ -523,7 +544,7 @@ static u64 lt_src_key(struct bio *bio, void *src, struct file *file,
 {
 	unsigned int hint = bio->bi_write_hint & 7;
 	enum lt_src kind = LT_SRC_NONE;
-	u32 class = 0;
+	u32 class = 0, gen = 0;
 
 	if (name)
 		name[0] = 0;
@@ -532,6 +553,7 @@ static u64 lt_src_key(struct bio *bio, void *src, struct file *file,
 		class = lt_file_class(file_inode(file), file->f_path.dentry,
 				      name);
 		kind = class ? LT_SRC_FILE : LT_SRC_NONE;
+		gen = lt_file_gen(bio, file_inode(file), name);
 	} else if (src == current) {
 		unsigned int n = 0;
 
@@ -549,9 +571,11 @@ static u64 lt_src_key(struct bio *bio, void *src, struct file *file,
 		} else if (S_ISREG(inode->i_mode)) {
 			class = lt_file_class(inode, NULL, name);
 			kind = class ? LT_SRC_FILE : LT_SRC_NONE;
+			gen = lt_file_gen(bio, inode, name);
 		}
 	}
-	return BIT_ULL(62) | (u64)hint << 56 | (u64)kind << 48 | class;
+	return BIT_ULL(62) | (u64)hint << 56 | (u64)kind << 48 |
+	       (u64)gen << 32 | class;
 }
 
 /*
@@ -1759,6 +1783,7 @@ static int lt_stats_show(struct seq_file *m, void *v)
 		   st.labels_retired, st.off, st.alloc_failed);
 	seq_printf(m, "sample_shift %u\nskipped_bytes %llu\n",
 		   ld->track.sample_shift, lt_skipped_pages(ld) << LT_PAGE_SHIFT);
+	lt_gen_show(m);
 	for (i = 0; i <= LT_MAX_STREAMS; i++) {
 		u64 p = 0;
 
@@ -1845,6 +1870,7 @@ static void lt_exit_disk(struct gendisk *disk, void *data)
 	debugfs_remove_recursive(ld->debugfs);
 	kobject_del(&ld->kobj);
 	cancel_work_sync(&ld->work);
+	lt_gen_forget(disk);
 	kobject_put(&ld->kobj);
 }
 
@@ -1859,12 +1885,22 @@ static struct blk_stream_policy lt_policy = {
 
 static int __init lt_init(void)
 {
-	return blk_stream_register_policy(&lt_policy);
+	int ret;
+
+	/* Without generations the policy still works, on its other labels. */
+	ret = lt_gen_init();
+	if (ret)
+		pr_warn("lifetime: no file generations: %d\n", ret);
+	ret = blk_stream_register_policy(&lt_policy);
+	if (ret)
+		lt_gen_exit();
+	return ret;
 }
 
 static void __exit lt_exit(void)
 {
 	blk_stream_unregister_policy(&lt_policy);
+	lt_gen_exit();
 }
 
 module_init(lt_init);

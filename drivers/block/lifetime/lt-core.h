@@ -517,6 +517,83 @@ static inline void lt_track_write_zeroes(struct lt_track *t, u64 sector,
 	lt_track_discard(t, sector, nr_sectors, now);
 }
 
+/*
+ * Generations (lt-gen.c).  A file written by a thread that read nothing
+ * lately has generation 0; one written by a thread that read files of
+ * generations g... has one more than the lowest g it read since it
+ * created its previous file, or than what its previous file got if it
+ * read nothing since.  A thread's record of this is one u64, so that the
+ * thread alone updates it without a lock:
+ *
+ *	bits  0-21: the thread's pid, modulo 2^22
+ *	bits 22-25: lowest generation read since its last file, plus one;
+ *		    0 if none
+ *	bits 26-29: the generation its last file got, plus one; 0 if none
+ *	bits 32-63: time of its last counted read (a clock in the caller's
+ *		    units, truncated to 32 bits)
+ *
+ * A record whose last read is over @idle old counts as empty.
+ */
+#define LT_GEN_MAX		14U	/* generations 0..14, kept plus one */
+#define LT_GEN_PID_BITS		22
+
+static inline u64 lt_gen_pack(u32 pid, u32 cur, u32 last, u32 stamp)
+{
+	return (pid & (BIT(LT_GEN_PID_BITS) - 1)) | (u64)cur << 22 |
+	       (u64)last << 26 | (u64)stamp << 32;
+}
+
+static inline bool lt_gen_fresh(u64 rec, u32 pid, u32 now, u32 idle)
+{
+	return (u32)(rec & (BIT(LT_GEN_PID_BITS) - 1)) ==
+	       (pid & (BIT(LT_GEN_PID_BITS) - 1)) &&
+	       (rec >> 22 & 0xff) && now - (u32)(rec >> 32) <= idle;
+}
+
+/**
+ * lt_gen_note_read() - a thread's record after it read a file
+ * @rec: its record (or whichever thread's shares its slot)
+ * @pid: the thread
+ * @gen: generation of the file read
+ * @now: clock
+ * @idle: age past which a record counts as empty
+ *
+ * Return: the new record.
+ */
+static inline u64 lt_gen_note_read(u64 rec, u32 pid, u32 gen, u32 now,
+				   u32 idle)
+{
+	u32 g = min(gen, LT_GEN_MAX) + 1, cur, last = 0;
+
+	if (lt_gen_fresh(rec, pid, now, idle)) {
+		cur = rec >> 22 & 0xf;
+		last = rec >> 26 & 0xf;
+		g = cur ? min(cur, g) : g;
+	}
+	return lt_gen_pack(pid, g, last, now);
+}
+
+/**
+ * lt_gen_note_create() - the generation of a file a thread creates
+ * @rec: the thread's record, updated
+ * @pid: the thread
+ * @now: clock
+ * @idle: age past which a record counts as empty
+ *
+ * Return: the file's generation.
+ */
+static inline u32 lt_gen_note_create(u64 *rec, u32 pid, u32 now, u32 idle)
+{
+	u32 m;
+
+	if (!lt_gen_fresh(*rec, pid, now, idle))
+		return 0;
+	m = (*rec >> 22 & 0xf) ?: (*rec >> 26 & 0xf);
+	/* The last file's generation stands for reads until the next. */
+	*rec = lt_gen_pack(pid, 0, m, *rec >> 32);
+	return min(m, LT_GEN_MAX);
+}
+
 /* lt-plan.c */
 u32 lt_log2_frac(u64 x);
 u64 lt_dead_before(const u64 *hist, u64 age);

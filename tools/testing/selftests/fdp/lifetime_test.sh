@@ -109,10 +109,24 @@ append_direct() {	# BYTES FILE
 		oflag=direct,append conv=notrunc status=none
 }
 
+# An LSM tree's files: a flush writes a new file having read nothing; a
+# compaction reads a file, then creates and writes a new one, all from
+# one process (the writes' generations come from the creating thread).
+flush_sst() {	# BYTES FILE
+	dd if=/dev/urandom of="$2" bs=256k count=$(($1 / 262144)) \
+		conv=fsync status=none
+}
+compact_sst() {	# BYTES INPUT OUTPUT
+	(read -r -N 4096 _ <"$2" && exec 3>"$3" &&
+	 dd if=/dev/urandom bs=256k count=$(($1 / 262144)) conv=fsync \
+		status=none >&3)
+}
+
 # The main handle (see main_handle) of a function run in a cgroup.
 handle_of() {	# CG FUNC ARGS...
 	local fns
-	fns=$(declare -f in_cg rewrite append rewrite_direct append_direct)
+	fns=$(declare -f in_cg rewrite append rewrite_direct append_direct \
+		flush_sst compact_sst)
 	"$tool" watch -- bash -c "$fns; top=$top; in_cg $*" |
 		main_handle
 }
@@ -161,7 +175,7 @@ start_policy() {	# RECLAIM_AGE_BYTES
 echo "+io +memory" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 mkdir -p $top
 echo "+io +memory" >$top/cgroup.subtree_control 2>/dev/null
-echo "1..22"
+echo "1..23"
 
 load_module || bail "no lifetime policy: built in, loaded, or at \$LIFETIME_KO"
 
@@ -223,7 +237,7 @@ in_cg t2 append $MiB $mnt/file.bin
 in_cg t2 append_direct $MiB $mnt/file.bin
 # Labels retire after four idle reclaim ages: look before more writes.
 awk -v cg=$cg2 '$3 == cg' $dbg/labels | cut -d' ' -f1-9 | sed 's/^/# /'
-read -r nfile fbytes < <(awk -v cg=$cg2 '$3 == cg && $5 == "file" && $6 ~ /file\.bin$/ {
+read -r nfile fbytes < <(awk -v cg=$cg2 '$3 == cg && $5 == "file" && $6 ~ /file\.bin(:g[0-9]+)?$/ {
 	n++; b += $7 } END { print n + 0, b + 0 }' $dbg/labels)
 nthread=$(awk -v cg=$cg2 '$3 == cg && $5 == "thread"' $dbg/labels | wc -l)
 check "a file written buffered and direct has one label, and direct writes no thread label" \
@@ -233,6 +247,39 @@ read -r log_h data_h < <(log_and_data t2 rewrite_direct append_direct)
 diag "direct log on handle $log_h, direct data on handle $data_h"
 check "one thread's direct log and data land on different handles" \
 	apart $log_h $data_h
+umount $mnt
+
+# --- LSM generations: inferred from what the writer read ----------------
+# Same-named files (digits dropped: db/.sst) that only their generation
+# tells apart: generation 0 (flushes) dies young, generation 1 (written
+# by a process that read generation 0) lives.  The policy must infer the
+# generations and give the two their own handles.
+setup_fs || bail "cannot make ext4 on $disk"
+start_policy $((16 * MiB))
+mkdir -p $mnt/db
+in_cg g1 flush_sst $MiB $mnt/prime
+for i in $(seq 1 50); do
+	grep -q '^gen_filesystems [1-9]' $dbg/stats && break
+	sleep 0.1
+done
+for i in $(seq 1 24); do
+	in_cg g1 flush_sst $MiB $mnt/db/$((2 * i)).sst
+	in_cg g1 compact_sst $MiB $mnt/db/$((2 * i)).sst $mnt/db/$((2 * i + 1)).sst
+	rm $mnt/db/$((2 * i)).sst
+	sync
+done
+echo 1 >$lt/replan
+grep -E 'db/' $dbg/labels | cut -d' ' -f1-9 | sed 's/^/# /'
+grep -E '^gen_' $dbg/stats | sed 's/^/# /'
+g0=$(awk '$6 == "db/.sst:g0" { print $7 }' $dbg/labels)
+g1=$(awk '$6 == "db/.sst:g1" { print $7 }' $dbg/labels)
+g0_h=$(handle_of g1 flush_sst $((2 * MiB)) $mnt/db/100.sst)
+g1_h=$(handle_of g1 compact_sst $((2 * MiB)) $mnt/db/100.sst $mnt/db/101.sst)
+diag "generation 0: ${g0:-no} bytes, handle $g0_h; generation 1: ${g1:-no} bytes, handle $g1_h"
+gen_ok=0
+[ "${g0:-0}" -gt 0 ] && [ "${g1:-0}" -gt 0 ] && apart "$g0_h" "$g1_h" && gen_ok=1
+check "files of generations 0 and 1 get their own labels and land on different handles" \
+	[ $gen_ok = 1 ]
 umount $mnt
 
 # --- a tenant switch: a new layout within one reclaim age ---------------

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Generations of files for the lifetime policy.
+ *
+ * An LSM tree's files all look alike by name and are written by the same
+ * threads, yet a file written by a compaction of shallow files dies much
+ * sooner than one written from deep files.  The number of compactions
+ * behind a file, its generation, tells them apart: a file written by a
+ * thread that read nothing lately (a flush) has generation 0, and one
+ * written by a thread that read files has one more than the lowest
+ * generation it read (lt_gen_note_create() in lt-core.h).
+ *
+ * The block layer sees neither those reads, which mostly hit the page
+ * cache, nor which thread wrote a file's pages.  So, for each filesystem
+ * a disk with the policy carries writes for, the policy puts an fsnotify
+ * mark on the filesystem, asking for two events that arrive in the
+ * context of the task that causes them: a file's creation, which gives
+ * the file its generation from the creating thread's record, and a read,
+ * which updates the reading thread's record.  A thread's reads of a file
+ * it created in the last LT_GEN_OWN are not counted: a writer that reads
+ * back what it just wrote (RocksDB checks each new table) is not
+ * compacting it.
+ *
+ * Generations live in a small table indexed by inode, in a seqlock:
+ * files are created seldom and looked up on every counted read and on
+ * labelling a write.  A file whose slot is taken by a newer one loses
+ * its generation; its writes keep their other labels.  Thread records
+ * are one u64 each, in a table indexed by pid; a thread only writes its
+ * own slot, and two threads sharing a slot only blur each other's record
+ * until the next read.
+ *
+ * The mark stays until the filesystem is unmounted, the disk leaves the
+ * policy or the module is unloaded.  While it is there, every read and
+ * write on the filesystem goes through fsnotify, as with any watch.
+ */
+#include <linux/blkdev.h>
+#include <linux/fs.h>
+#include <linux/fsnotify_backend.h>
+#include <linux/hash.h>
+#include <linux/jiffies.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/seqlock.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include "lt-core.h"
+#include "lt-gen.h"
+
+#define LT_GEN_FILE_BITS	12
+#define LT_GEN_THREAD_BITS	8
+#define LT_GEN_MAX_SBS		16
+#define LT_GEN_IDLE		(5 * HZ)	/* a thread's reads go stale */
+#define LT_GEN_OWN		(10 * HZ)	/* reading back one's new file */
+
+static bool generations = true;
+module_param(generations, bool, 0644);
+MODULE_PARM_DESC(generations,
+		 "Label file writes by generation, inferred from the files the writing thread read (default: on)");
+
+/**
+ * struct lt_gen_file - the generation of one file
+ * @inode: the file's inode; only compared
+ * @ino: its number, against a freed inode's address being reused
+ * @igen: its i_generation, likewise
+ * @creator: the pid that created it
+ * @born: jiffies at its creation
+ * @gen: its generation
+ */
+struct lt_gen_file {
+	const struct inode *inode;
+	unsigned long ino;
+	u32 igen;
+	pid_t creator;
+	unsigned long born;
+	u8 gen;
+};
+
+static struct lt_gen_file lt_gen_files[1 << LT_GEN_FILE_BITS];
+static DEFINE_SEQLOCK(lt_gen_files_lock);
+static u64 lt_gen_threads[1 << LT_GEN_THREAD_BITS];
+
+/**
+ * struct lt_gen_sb - the policy's watch on one filesystem
+ * @mark: the fsnotify mark on its superblock
+ * @work: adds @mark
+ * @sb: the superblock; only compared once @mark is added
+ * @disk: the disk that asked for the watch; only compared
+ * @node: in lt_gen_sbs while the watch is, or is about to be, in place;
+ *	whoever takes it off drops the reference the list holds on @mark
+ */
+struct lt_gen_sb {
+	struct fsnotify_mark mark;
+	struct work_struct work;
+	struct super_block *sb;
+	const struct gendisk *disk;
+	struct list_head node;
+};
+
+static struct fsnotify_group *lt_gen_group;
+static struct workqueue_struct *lt_gen_wq;
+static LIST_HEAD(lt_gen_sbs);
+static DEFINE_SPINLOCK(lt_gen_lock);	/* lt_gen_sbs, lt_gen_nr_sbs */
+static unsigned int lt_gen_nr_sbs;
+/* The last filesystem looked up or added, under lt_gen_lock; NULL if gone. */
+static struct super_block *lt_gen_last_sb;
+static atomic_long_t lt_gen_nr_files;
+static DEFINE_PER_CPU(unsigned long, lt_gen_nr_reads);
+
+static struct lt_gen_file *lt_gen_slot(const struct inode *inode)
+{
+	return &lt_gen_files[hash_ptr(inode, LT_GEN_FILE_BITS)];
+}
+
+/* The generation entry of @inode in @f; false if it has none. */
+static bool lt_gen_find(const struct inode *inode, struct lt_gen_file *f)
+{
+	const struct lt_gen_file *slot = lt_gen_slot(inode);
+	unsigned int seq;
+
+	do {
+		seq = read_seqbegin(&lt_gen_files_lock);
+		*f = *slot;
+	} while (read_seqretry(&lt_gen_files_lock, seq));
+	return f->inode == inode && f->ino == inode->i_ino &&
+	       f->igen == inode->i_generation;
+}
+
+static u64 *lt_gen_thread(void)
+{
+	return &lt_gen_threads[hash_32(current->pid, LT_GEN_THREAD_BITS)];
+}
+
+static void lt_gen_created(struct inode *inode)
+{
+	u64 *slot = lt_gen_thread(), rec = READ_ONCE(*slot);
+	struct lt_gen_file *f = lt_gen_slot(inode);
+	unsigned long flags;
+	u32 gen;
+
+	gen = lt_gen_note_create(&rec, current->pid, jiffies, LT_GEN_IDLE);
+	WRITE_ONCE(*slot, rec);
+	/* Writes are labelled in any context, so readers may interrupt. */
+	write_seqlock_irqsave(&lt_gen_files_lock, flags);
+	f->inode = inode;
+	f->ino = inode->i_ino;
+	f->igen = inode->i_generation;
+	f->creator = current->pid;
+	f->born = jiffies;
+	f->gen = gen;
+	write_sequnlock_irqrestore(&lt_gen_files_lock, flags);
+	atomic_long_inc(&lt_gen_nr_files);
+}
+
+static void lt_gen_read(struct inode *inode)
+{
+	struct lt_gen_file f;
+	u64 *slot;
+
+	if (!lt_gen_find(inode, &f))
+		return;
+	if (f.creator == current->pid &&
+	    time_before(jiffies, f.born + LT_GEN_OWN))
+		return;
+	slot = lt_gen_thread();
+	WRITE_ONCE(*slot, lt_gen_note_read(READ_ONCE(*slot), current->pid,
+					   f.gen, jiffies, LT_GEN_IDLE));
+	this_cpu_inc(lt_gen_nr_reads);
+}
+
+/* Events of the superblock marks, which only the full handler may take. */
+static int lt_gen_event(struct fsnotify_group *group, u32 mask,
+			const void *data, int data_type, struct inode *dir,
+			const struct qstr *name, u32 cookie,
+			struct fsnotify_iter_info *iter_info)
+{
+	struct inode *inode = fsnotify_data_inode(data, data_type);
+
+	if (!READ_ONCE(generations) || !inode || !S_ISREG(inode->i_mode))
+		return 0;
+	if (mask & FS_CREATE)
+		lt_gen_created(inode);
+	else if (mask & FS_ACCESS)
+		lt_gen_read(inode);
+	return 0;
+}
+
+/* Take @w off the list; true if this caller did and owns its reference. */
+static bool lt_gen_unlist(struct lt_gen_sb *w)
+{
+	unsigned long flags;
+	bool listed;
+
+	spin_lock_irqsave(&lt_gen_lock, flags);
+	listed = !list_empty(&w->node);
+	if (listed) {
+		list_del_init(&w->node);
+		lt_gen_nr_sbs--;
+		if (lt_gen_last_sb == w->sb)
+			WRITE_ONCE(lt_gen_last_sb, NULL);
+	}
+	spin_unlock_irqrestore(&lt_gen_lock, flags);
+	return listed;
+}
+
+/* The filesystem went away (or the watch was ended): forget it. */
+static void lt_gen_freeing_mark(struct fsnotify_mark *mark,
+				struct fsnotify_group *group)
+{
+	struct lt_gen_sb *w = container_of(mark, struct lt_gen_sb, mark);
+
+	/* The caller holds a reference of its own. */
+	if (lt_gen_unlist(w))
+		fsnotify_put_mark(mark);
+}
+
+static void lt_gen_free_mark(struct fsnotify_mark *mark)
+{
+	kfree(container_of(mark, struct lt_gen_sb, mark));
+}
+
+static const struct fsnotify_ops lt_gen_ops = {
+	.handle_event = lt_gen_event,
+	.freeing_mark = lt_gen_freeing_mark,
+	.free_mark = lt_gen_free_mark,
+};
+
+static void lt_gen_add_work(struct work_struct *work)
+{
+	struct lt_gen_sb *w = container_of(work, struct lt_gen_sb, work);
+	struct super_block *sb = w->sb;
+
+	if (fsnotify_add_mark(&w->mark, sb, FSNOTIFY_OBJ_TYPE_SB, 0) &&
+	    lt_gen_unlist(w))
+		fsnotify_put_mark(&w->mark);
+	deactivate_super(sb);
+}
+
+/**
+ * lt_gen_watch() - watch the filesystem of a file that @disk is written for
+ * @disk: the disk
+ * @sb: the file's superblock, alive while the caller's write is
+ *
+ * Any context.  The mark is added from a workqueue, holding the
+ * filesystem active meanwhile; a filesystem going away is not watched.
+ */
+void lt_gen_watch(const struct gendisk *disk, struct super_block *sb)
+{
+	struct lt_gen_sb *w;
+	unsigned long flags;
+
+	if (!lt_gen_group || !READ_ONCE(generations) ||
+	    READ_ONCE(lt_gen_last_sb) == sb)
+		return;
+	spin_lock_irqsave(&lt_gen_lock, flags);
+	list_for_each_entry(w, &lt_gen_sbs, node) {
+		if (w->sb == sb) {
+			WRITE_ONCE(lt_gen_last_sb, sb);
+			goto out;
+		}
+	}
+	if (lt_gen_nr_sbs >= LT_GEN_MAX_SBS)
+		goto out;
+	w = kzalloc_obj(*w, GFP_NOWAIT | __GFP_NOWARN);
+	if (!w)
+		goto out;
+	if (!atomic_inc_not_zero(&sb->s_active)) {
+		kfree(w);
+		goto out;
+	}
+	fsnotify_init_mark(&w->mark, lt_gen_group);
+	w->mark.mask = FS_CREATE | FS_ACCESS;
+	INIT_WORK(&w->work, lt_gen_add_work);
+	w->sb = sb;
+	w->disk = disk;
+	list_add(&w->node, &lt_gen_sbs);
+	lt_gen_nr_sbs++;
+	WRITE_ONCE(lt_gen_last_sb, sb);
+	queue_work(lt_gen_wq, &w->work);
+out:
+	spin_unlock_irqrestore(&lt_gen_lock, flags);
+}
+
+/* End the watches @disk asked for, or all if @disk is NULL. */
+void lt_gen_forget(const struct gendisk *disk)
+{
+	struct lt_gen_sb *w, *found;
+
+	if (!lt_gen_group)
+		return;
+	flush_workqueue(lt_gen_wq);
+	do {
+		found = NULL;
+		spin_lock_irq(&lt_gen_lock);
+		list_for_each_entry(w, &lt_gen_sbs, node) {
+			if (!disk || w->disk == disk) {
+				list_del_init(&w->node);
+				lt_gen_nr_sbs--;
+				if (lt_gen_last_sb == w->sb)
+					WRITE_ONCE(lt_gen_last_sb, NULL);
+				found = w;
+				break;
+			}
+		}
+		spin_unlock_irq(&lt_gen_lock);
+		if (found) {
+			/* The list's reference keeps it while it goes. */
+			fsnotify_destroy_mark(&found->mark, lt_gen_group);
+			fsnotify_put_mark(&found->mark);
+		}
+	} while (found);
+}
+
+/**
+ * lt_gen_of() - the generation of a file, for its writes' label
+ * @inode: the file
+ *
+ * Any context.
+ *
+ * Return: its generation plus one, 0 if it has none.
+ */
+u32 lt_gen_of(const struct inode *inode)
+{
+	struct lt_gen_file f;
+
+	if (!READ_ONCE(generations) || !lt_gen_find(inode, &f))
+		return 0;
+	return f.gen + 1;
+}
+
+/* Lines of the stats file: the module's, shared by its disks. */
+void lt_gen_show(struct seq_file *m)
+{
+	unsigned long reads = 0;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		reads += per_cpu(lt_gen_nr_reads, cpu);
+	seq_printf(m, "generations %d\ngen_filesystems %u\ngen_files %ld\ngen_reads %lu\n",
+		   READ_ONCE(generations), READ_ONCE(lt_gen_nr_sbs),
+		   atomic_long_read(&lt_gen_nr_files), reads);
+}
+
+int lt_gen_init(void)
+{
+	lt_gen_wq = alloc_workqueue("lifetime_gen", WQ_UNBOUND, 1);
+	if (!lt_gen_wq)
+		return -ENOMEM;
+	lt_gen_group = fsnotify_alloc_group(&lt_gen_ops, 0);
+	if (IS_ERR(lt_gen_group)) {
+		int ret = PTR_ERR(lt_gen_group);
+
+		lt_gen_group = NULL;
+		destroy_workqueue(lt_gen_wq);
+		return ret;
+	}
+	return 0;
+}
+
+void lt_gen_exit(void)
+{
+	if (!lt_gen_group)
+		return;
+	lt_gen_forget(NULL);
+	destroy_workqueue(lt_gen_wq);
+	fsnotify_put_group(lt_gen_group);
+	/* Our free_mark() must have run before the module goes. */
+	fsnotify_wait_marks_destroyed();
+}
