@@ -16,18 +16,19 @@
  * mark on the filesystem, asking for two events that arrive in the
  * context of the task that causes them: a file's creation, which gives
  * the file its generation from the creating thread's record, and a read,
- * which updates the reading thread's record.  A thread's reads of a file
- * it created in the last LT_GEN_OWN are not counted: a writer that reads
- * back what it just wrote (RocksDB checks each new table) is not
- * compacting it.
+ * which updates the reading thread's record.  A thread's reads of the
+ * last file it created are not counted: a writer that reads back what it
+ * just wrote (RocksDB checks each new table) is not compacting it, while
+ * one that reads its older files (a compaction of the level it wrote
+ * before) is.
  *
  * Generations live in a small table indexed by inode, in a seqlock:
  * files are created seldom and looked up on every counted read and on
  * labelling a write.  A file whose slot is taken by a newer one loses
  * its generation; its writes keep their other labels.  Thread records
- * are one u64 each, in a table indexed by pid; a thread only writes its
- * own slot, and two threads sharing a slot only blur each other's record
- * until the next read.
+ * are in a table indexed by pid; a thread only writes its own slot, and
+ * two threads sharing a slot only blur each other's record until the
+ * next read.
  *
  * The mark stays until the filesystem is unmounted, the disk leaves the
  * policy or the module is unloaded.  While it is there, every read and
@@ -55,7 +56,6 @@
 #define LT_GEN_THREAD_BITS	8
 #define LT_GEN_MAX_SBS		16
 #define LT_GEN_IDLE		(5 * HZ)	/* a thread's reads go stale */
-#define LT_GEN_OWN		(10 * HZ)	/* reading back one's new file */
 
 static bool generations = true;
 module_param(generations, bool, 0644);
@@ -68,7 +68,6 @@ MODULE_PARM_DESC(generations,
  * @ino: its number, against a freed inode's address being reused
  * @igen: its i_generation, likewise
  * @creator: the pid that created it
- * @born: jiffies at its creation
  * @gen: its generation
  */
 struct lt_gen_file {
@@ -76,13 +75,22 @@ struct lt_gen_file {
 	unsigned long ino;
 	u32 igen;
 	pid_t creator;
-	unsigned long born;
 	u8 gen;
+};
+
+/**
+ * struct lt_gen_thread - what a thread read, and its last file
+ * @rec: the record of lt_gen_note_read() and lt_gen_note_create()
+ * @file: the lt_gen_files slot of the last file it created, plus one
+ */
+struct lt_gen_thread {
+	u64 rec;
+	u32 file;
 };
 
 static struct lt_gen_file lt_gen_files[1 << LT_GEN_FILE_BITS];
 static DEFINE_SEQLOCK(lt_gen_files_lock);
-static u64 lt_gen_threads[1 << LT_GEN_THREAD_BITS];
+static struct lt_gen_thread lt_gen_threads[1 << LT_GEN_THREAD_BITS];
 
 /**
  * struct lt_gen_sb - the policy's watch on one filesystem
@@ -130,27 +138,28 @@ static bool lt_gen_find(const struct inode *inode, struct lt_gen_file *f)
 	       f->igen == inode->i_generation;
 }
 
-static u64 *lt_gen_thread(void)
+static struct lt_gen_thread *lt_gen_thread(void)
 {
 	return &lt_gen_threads[hash_32(current->pid, LT_GEN_THREAD_BITS)];
 }
 
 static void lt_gen_created(struct inode *inode)
 {
-	u64 *slot = lt_gen_thread(), rec = READ_ONCE(*slot);
+	struct lt_gen_thread *t = lt_gen_thread();
 	struct lt_gen_file *f = lt_gen_slot(inode);
+	u64 rec = READ_ONCE(t->rec);
 	unsigned long flags;
 	u32 gen;
 
 	gen = lt_gen_note_create(&rec, current->pid, jiffies, LT_GEN_IDLE);
-	WRITE_ONCE(*slot, rec);
+	WRITE_ONCE(t->rec, rec);
+	WRITE_ONCE(t->file, f - lt_gen_files + 1);
 	/* Writes are labelled in any context, so readers may interrupt. */
 	write_seqlock_irqsave(&lt_gen_files_lock, flags);
 	f->inode = inode;
 	f->ino = inode->i_ino;
 	f->igen = inode->i_generation;
 	f->creator = current->pid;
-	f->born = jiffies;
 	f->gen = gen;
 	write_sequnlock_irqrestore(&lt_gen_files_lock, flags);
 	atomic_long_inc(&lt_gen_nr_files);
@@ -158,17 +167,17 @@ static void lt_gen_created(struct inode *inode)
 
 static void lt_gen_read(struct inode *inode)
 {
+	struct lt_gen_thread *t = lt_gen_thread();
 	struct lt_gen_file f;
-	u64 *slot;
 
 	if (!lt_gen_find(inode, &f))
 		return;
+	/* Reading back the file it just wrote. */
 	if (f.creator == current->pid &&
-	    time_before(jiffies, f.born + LT_GEN_OWN))
+	    READ_ONCE(t->file) == lt_gen_slot(inode) - lt_gen_files + 1)
 		return;
-	slot = lt_gen_thread();
-	WRITE_ONCE(*slot, lt_gen_note_read(READ_ONCE(*slot), current->pid,
-					   f.gen, jiffies, LT_GEN_IDLE));
+	WRITE_ONCE(t->rec, lt_gen_note_read(READ_ONCE(t->rec), current->pid,
+					    f.gen, jiffies, LT_GEN_IDLE));
 	this_cpu_inc(lt_gen_nr_reads);
 }
 
