@@ -32,7 +32,9 @@
  *
  * The mark stays until the filesystem is unmounted, the disk leaves the
  * policy or the module is unloaded.  While it is there, every read and
- * write on the filesystem goes through fsnotify, as with any watch.
+ * write on the filesystem goes through fsnotify, as with any watch; that,
+ * and gains within the scatter of runs on shallow LSM trees, is why the
+ * generations parameter is off by default.
  */
 #include <linux/blkdev.h>
 #include <linux/fs.h>
@@ -57,10 +59,10 @@
 #define LT_GEN_MAX_SBS		16
 #define LT_GEN_IDLE		(5 * HZ)	/* a thread's reads go stale */
 
-static bool generations = true;
+static bool generations;
 module_param(generations, bool, 0644);
 MODULE_PARM_DESC(generations,
-		 "Label file writes by generation, inferred from the files the writing thread read (default: on)");
+		 "Label file writes by generation, inferred from the files the creating thread read (default: off)");
 
 /**
  * struct lt_gen_file - the generation of one file

@@ -175,7 +175,7 @@ start_policy() {	# RECLAIM_AGE_BYTES
 echo "+io +memory" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 mkdir -p $top
 echo "+io +memory" >$top/cgroup.subtree_control 2>/dev/null
-echo "1..23"
+echo "1..24"
 
 load_module || bail "no lifetime policy: built in, loaded, or at \$LIFETIME_KO"
 
@@ -250,11 +250,14 @@ check "one thread's direct log and data land on different handles" \
 umount $mnt
 
 # --- LSM generations: inferred from what the writer read ----------------
-# Same-named files (digits dropped: db/.sst) that only their generation
-# tells apart: generation 0 (flushes) dies young, generation 1 (written
-# by a process that read generation 0) lives.  The policy must infer the
-# generations and give the two their own handles.
+# With generations=1 (off by default), same-named files (digits dropped:
+# db/.sst) that only their generation tells apart: generation 0 (flushes)
+# dies young, generation 1 (written by a process that read generation 0)
+# lives.  The policy must infer the generations and give the two their
+# own handles.
 setup_fs || bail "cannot make ext4 on $disk"
+old_gen=$(cat "$(param generations)")
+echo 1 >"$(param generations)"
 start_policy $((16 * MiB))
 mkdir -p $mnt/db
 in_cg g1 flush_sst $MiB $mnt/prime
@@ -280,6 +283,13 @@ gen_ok=0
 [ "${g0:-0}" -gt 0 ] && [ "${g1:-0}" -gt 0 ] && apart "$g0_h" "$g1_h" && gen_ok=1
 check "files of generations 0 and 1 get their own labels and land on different handles" \
 	[ $gen_ok = 1 ]
+# generations=0: the same kind of file is labelled by its name alone.
+echo 0 >"$(param generations)"
+in_cg g1 compact_sst $((4 * MiB)) $mnt/db/100.sst $mnt/db/102.sst
+echo "$old_gen" >"$(param generations)"
+plain=$(awk '$6 == "db/.sst" { print $7 }' $dbg/labels)
+diag "with generations=0: ${plain:-no} bytes under db/.sst"
+check "generations=0 labels files by name alone" [ "${plain:-0}" -gt 0 ]
 umount $mnt
 
 # --- a tenant switch: a new layout within one reclaim age ---------------
