@@ -41,13 +41,11 @@
 #include <linux/fsnotify_backend.h>
 #include <linux/hash.h>
 #include <linux/jiffies.h>
-#include <linux/list.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/seqlock.h>
-#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
@@ -100,22 +98,26 @@ static struct lt_gen_thread lt_gen_threads[1 << LT_GEN_THREAD_BITS];
  * @work: adds @mark
  * @sb: the superblock; only compared once @mark is added
  * @disk: the disk that asked for the watch; only compared
- * @node: in lt_gen_sbs while the watch is, or is about to be, in place;
- *	whoever takes it off drops the reference the list holds on @mark
+ * @listed: the watch is, or is about to be, in place; whoever clears it
+ *	drops the reference the table holds on @mark
+ * @used: the slot is taken until fsnotify frees @mark
+ *
+ * The slots are static, so that the bio that asks for a watch allocates
+ * nothing.
  */
 struct lt_gen_sb {
 	struct fsnotify_mark mark;
 	struct work_struct work;
 	struct super_block *sb;
 	const struct gendisk *disk;
-	struct list_head node;
+	bool listed;
+	bool used;
 };
 
 static struct fsnotify_group *lt_gen_group;
 static struct workqueue_struct *lt_gen_wq;
-static LIST_HEAD(lt_gen_sbs);
-static DEFINE_SPINLOCK(lt_gen_lock);	/* lt_gen_sbs, lt_gen_nr_sbs */
-static unsigned int lt_gen_nr_sbs;
+static struct lt_gen_sb lt_gen_sbs[LT_GEN_MAX_SBS];
+static DEFINE_SPINLOCK(lt_gen_lock);	/* lt_gen_sbs[]: listed, used */
 /* The last filesystem looked up or added, under lt_gen_lock; NULL if gone. */
 static struct super_block *lt_gen_last_sb;
 static atomic_long_t lt_gen_nr_files;
@@ -200,20 +202,25 @@ static int lt_gen_event(struct fsnotify_group *group, u32 mask,
 	return 0;
 }
 
-/* Take @w off the list; true if this caller did and owns its reference. */
+/* Unlist @w, under lt_gen_lock; true if it was listed. */
+static bool __lt_gen_unlist(struct lt_gen_sb *w)
+{
+	if (!w->listed)
+		return false;
+	w->listed = false;
+	if (lt_gen_last_sb == w->sb)
+		WRITE_ONCE(lt_gen_last_sb, NULL);
+	return true;
+}
+
+/* Unlist @w; true if this caller did and owns the table's reference. */
 static bool lt_gen_unlist(struct lt_gen_sb *w)
 {
 	unsigned long flags;
 	bool listed;
 
 	spin_lock_irqsave(&lt_gen_lock, flags);
-	listed = !list_empty(&w->node);
-	if (listed) {
-		list_del_init(&w->node);
-		lt_gen_nr_sbs--;
-		if (lt_gen_last_sb == w->sb)
-			WRITE_ONCE(lt_gen_last_sb, NULL);
-	}
+	listed = __lt_gen_unlist(w);
 	spin_unlock_irqrestore(&lt_gen_lock, flags);
 	return listed;
 }
@@ -231,7 +238,12 @@ static void lt_gen_freeing_mark(struct fsnotify_mark *mark,
 
 static void lt_gen_free_mark(struct fsnotify_mark *mark)
 {
-	kfree(container_of(mark, struct lt_gen_sb, mark));
+	struct lt_gen_sb *w = container_of(mark, struct lt_gen_sb, mark);
+	unsigned long flags;
+
+	spin_lock_irqsave(&lt_gen_lock, flags);
+	w->used = false;
+	spin_unlock_irqrestore(&lt_gen_lock, flags);
 }
 
 static const struct fsnotify_ops lt_gen_ops = {
@@ -261,35 +273,31 @@ static void lt_gen_add_work(struct work_struct *work)
  */
 void lt_gen_watch(const struct gendisk *disk, struct super_block *sb)
 {
-	struct lt_gen_sb *w;
+	struct lt_gen_sb *w, *free = NULL;
 	unsigned long flags;
 
 	if (!lt_gen_group || !READ_ONCE(generations) ||
 	    READ_ONCE(lt_gen_last_sb) == sb)
 		return;
 	spin_lock_irqsave(&lt_gen_lock, flags);
-	list_for_each_entry(w, &lt_gen_sbs, node) {
-		if (w->sb == sb) {
+	for (w = lt_gen_sbs; w < lt_gen_sbs + LT_GEN_MAX_SBS; w++) {
+		if (w->listed && w->sb == sb) {
 			WRITE_ONCE(lt_gen_last_sb, sb);
 			goto out;
 		}
+		if (!w->used && !free)
+			free = w;
 	}
-	if (lt_gen_nr_sbs >= LT_GEN_MAX_SBS)
+	if (!free || !atomic_inc_not_zero(&sb->s_active))
 		goto out;
-	w = kzalloc_obj(*w, GFP_NOWAIT | __GFP_NOWARN);
-	if (!w)
-		goto out;
-	if (!atomic_inc_not_zero(&sb->s_active)) {
-		kfree(w);
-		goto out;
-	}
+	w = free;
 	fsnotify_init_mark(&w->mark, lt_gen_group);
 	w->mark.mask = FS_CREATE | FS_ACCESS;
 	INIT_WORK(&w->work, lt_gen_add_work);
 	w->sb = sb;
 	w->disk = disk;
-	list_add(&w->node, &lt_gen_sbs);
-	lt_gen_nr_sbs++;
+	w->listed = true;
+	w->used = true;
 	WRITE_ONCE(lt_gen_last_sb, sb);
 	queue_work(lt_gen_wq, &w->work);
 out:
@@ -307,19 +315,16 @@ void lt_gen_forget(const struct gendisk *disk)
 	do {
 		found = NULL;
 		spin_lock_irq(&lt_gen_lock);
-		list_for_each_entry(w, &lt_gen_sbs, node) {
-			if (!disk || w->disk == disk) {
-				list_del_init(&w->node);
-				lt_gen_nr_sbs--;
-				if (lt_gen_last_sb == w->sb)
-					WRITE_ONCE(lt_gen_last_sb, NULL);
+		for (w = lt_gen_sbs; w < lt_gen_sbs + LT_GEN_MAX_SBS; w++) {
+			if (w->listed && (!disk || w->disk == disk)) {
+				__lt_gen_unlist(w);
 				found = w;
 				break;
 			}
 		}
 		spin_unlock_irq(&lt_gen_lock);
 		if (found) {
-			/* The list's reference keeps it while it goes. */
+			/* The table's reference keeps it while it goes. */
 			fsnotify_destroy_mark(&found->mark, lt_gen_group);
 			fsnotify_put_mark(&found->mark);
 		}
@@ -347,12 +352,14 @@ u32 lt_gen_of(const struct inode *inode)
 void lt_gen_show(struct seq_file *m)
 {
 	unsigned long reads = 0;
-	unsigned int cpu;
+	unsigned int cpu, sbs = 0, i;
 
 	for_each_possible_cpu(cpu)
 		reads += per_cpu(lt_gen_nr_reads, cpu);
+	for (i = 0; i < LT_GEN_MAX_SBS; i++)
+		sbs += READ_ONCE(lt_gen_sbs[i].listed);
 	seq_printf(m, "generations %d\ngen_filesystems %u\ngen_files %ld\ngen_reads %lu\n",
-		   READ_ONCE(generations), READ_ONCE(lt_gen_nr_sbs),
+		   READ_ONCE(generations), sbs,
 		   atomic_long_read(&lt_gen_nr_files), reads);
 }
 
