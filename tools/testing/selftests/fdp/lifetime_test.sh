@@ -463,11 +463,24 @@ for m in buffered direct; do
 	flag=; [ $m = direct ] && flag=oflag=direct
 	in_cg w$m bash -c "$(declare -f writer); mnt=$mnt errs=$errs; writer $m $flag" &
 done
+# With generations on, each switch away from the policy also ends the
+# filesystem watch its file writes asked for, while the writers' calls
+# run through it.
+old_gen=$(cat "$(param generations)")
+echo 1 >"$(param generations)"
 sw_bad=0
+watched=0
 for i in $(seq 1 20); do
 	for p in none hint lifetime; do echo $p >$q/write_stream_policy || sw_bad=1; done
+	for j in $(seq 1 20); do
+		grep -q '^gen_filesystems [1-9]' $dbg/stats 2>/dev/null &&
+			{ watched=$((watched + 1)); break; }
+		sleep 0.05
+	done
 done
 echo none >$q/write_stream_policy
+echo "$old_gen" >"$(param generations)"
+diag "a filesystem watched when the policy was switched away: $watched times of 20"
 unloaded=no
 if [ -n "${LIFETIME_KO:-}" ] && grep -q '^blk_lifetime ' /proc/modules; then
 	rmmod blk_lifetime && unloaded=yes
@@ -483,7 +496,7 @@ echo 3 >/proc/sys/vm/drop_caches
 sums_ok=1
 for m in buffered direct; do sha256sum -c --quiet $mnt/w.$m.sum || sums_ok=0; done
 check "policy switches and module reload under writes fail no I/O and lose nothing" \
-	sh -c "[ $sw_bad = 0 ] && [ ! -s $errs ] && [ $sums_ok = 1 ]"
+	sh -c "[ $sw_bad = 0 ] && [ ! -s $errs ] && [ $sums_ok = 1 ] && [ $watched -gt 0 ]"
 umount $mnt
 
 # --- no memory for the owner table: no placement, counted ----------------
