@@ -31,8 +31,9 @@
  * next read.
  *
  * The mark stays until the filesystem is unmounted, the disk leaves the
- * policy or the module is unloaded.  While it is there, every read and
- * write on the filesystem goes through fsnotify, as with any watch; that,
+ * policy, generations are turned off or the module is unloaded.  While it
+ * is there, every read and write on the filesystem goes through fsnotify,
+ * as with any watch; that,
  * and gains within the scatter of runs on shallow LSM trees, is why the
  * generations parameter is off by default.
  */
@@ -58,7 +59,12 @@
 #define LT_GEN_IDLE		(5 * HZ)	/* a thread's reads go stale */
 
 static bool generations;
-module_param(generations, bool, 0644);
+static int lt_gen_param_set(const char *val, const struct kernel_param *kp);
+static const struct kernel_param_ops lt_gen_param_ops = {
+	.set = lt_gen_param_set,
+	.get = param_get_bool,
+};
+module_param_cb(generations, &lt_gen_param_ops, &generations, 0644);
 MODULE_PARM_DESC(generations,
 		 "Label file writes by generation, inferred from the files the creating thread read (default: off)");
 
@@ -257,7 +263,9 @@ static void lt_gen_add_work(struct work_struct *work)
 	struct lt_gen_sb *w = container_of(work, struct lt_gen_sb, work);
 	struct super_block *sb = w->sb;
 
-	if (fsnotify_add_mark(&w->mark, sb, FSNOTIFY_OBJ_TYPE_SB, 0) &&
+	/* Generations turned off since the watch was asked for: no mark. */
+	if ((!READ_ONCE(generations) ||
+	     fsnotify_add_mark(&w->mark, sb, FSNOTIFY_OBJ_TYPE_SB, 0)) &&
 	    lt_gen_unlist(w))
 		fsnotify_put_mark(&w->mark);
 	deactivate_super(sb);
@@ -329,6 +337,22 @@ void lt_gen_forget(const struct gendisk *disk)
 			fsnotify_put_mark(&found->mark);
 		}
 	} while (found);
+}
+
+/*
+ * Writing 0 to the parameter also ends every watch, so that the
+ * filesystems' reads and writes stop going through fsnotify for us.
+ * lt_gen_add_work() sees the new value: a watch asked for before it
+ * was written, and added after lt_gen_forget() flushed the workqueue,
+ * is not added.
+ */
+static int lt_gen_param_set(const char *val, const struct kernel_param *kp)
+{
+	int ret = param_set_bool(val, kp);
+
+	if (!ret && !READ_ONCE(generations))
+		lt_gen_forget(NULL);
+	return ret;
 }
 
 /**

@@ -283,13 +283,16 @@ gen_ok=0
 [ "${g0:-0}" -gt 0 ] && [ "${g1:-0}" -gt 0 ] && apart "$g0_h" "$g1_h" && gen_ok=1
 check "files of generations 0 and 1 get their own labels and land on different handles" \
 	[ $gen_ok = 1 ]
-# generations=0: the same kind of file is labelled by its name alone.
+# generations=0: the same kind of file is labelled by its name alone,
+# and the filesystem is no longer watched.
 echo 0 >"$(param generations)"
 in_cg g1 compact_sst $((4 * MiB)) $mnt/db/100.sst $mnt/db/102.sst
+watched=$(awk '$1 == "gen_filesystems" { print $2 }' $dbg/stats)
 echo "$old_gen" >"$(param generations)"
 plain=$(awk '$6 == "db/.sst" { print $7 }' $dbg/labels)
-diag "with generations=0: ${plain:-no} bytes under db/.sst"
-check "generations=0 labels files by name alone" [ "${plain:-0}" -gt 0 ]
+diag "with generations=0: ${plain:-no} bytes under db/.sst, ${watched:-?} filesystems watched"
+check "generations=0 labels files by name alone and ends the watch" \
+	sh -c "[ '${plain:-0}' -gt 0 ] && [ '${watched:-1}' = 0 ]"
 umount $mnt
 
 # --- a tenant switch: a new layout within one reclaim age ---------------
