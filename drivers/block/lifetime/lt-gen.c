@@ -37,6 +37,7 @@
  * and gains within the scatter of runs on shallow LSM trees, is why the
  * generations parameter is off by default.
  */
+#include <linux/bitmap.h>
 #include <linux/blkdev.h>
 #include <linux/fs.h>
 #include <linux/fsnotify_backend.h>
@@ -301,7 +302,6 @@ void lt_gen_watch(const struct gendisk *disk, struct super_block *sb)
 	w = free;
 	fsnotify_init_mark(&w->mark, lt_gen_group);
 	w->mark.mask = FS_CREATE | FS_ACCESS;
-	INIT_WORK(&w->work, lt_gen_add_work);
 	w->sb = sb;
 	w->disk = disk;
 	w->listed = true;
@@ -312,39 +312,41 @@ out:
 	spin_unlock_irqrestore(&lt_gen_lock, flags);
 }
 
-/* End the watches @disk asked for, or all if @disk is NULL. */
+/*
+ * End the watches @disk asked for, or all if @disk is NULL.  Unlisting
+ * a watch hands us the table's reference on its mark; a mark still
+ * being added is in place once the workqueue is flushed, and a mark
+ * that was never added is destroyed all the same (a no-op) and freed by
+ * the last reference.
+ */
 void lt_gen_forget(const struct gendisk *disk)
 {
-	struct lt_gen_sb *w, *found;
+	DECLARE_BITMAP(gone, LT_GEN_MAX_SBS);
+	unsigned int i;
 
 	if (!lt_gen_group)
 		return;
+	bitmap_zero(gone, LT_GEN_MAX_SBS);
+	spin_lock_irq(&lt_gen_lock);
+	for (i = 0; i < LT_GEN_MAX_SBS; i++) {
+		struct lt_gen_sb *w = &lt_gen_sbs[i];
+
+		if ((!disk || w->disk == disk) && __lt_gen_unlist(w))
+			__set_bit(i, gone);
+	}
+	spin_unlock_irq(&lt_gen_lock);
 	flush_workqueue(lt_gen_wq);
-	do {
-		found = NULL;
-		spin_lock_irq(&lt_gen_lock);
-		for (w = lt_gen_sbs; w < lt_gen_sbs + LT_GEN_MAX_SBS; w++) {
-			if (w->listed && (!disk || w->disk == disk)) {
-				__lt_gen_unlist(w);
-				found = w;
-				break;
-			}
-		}
-		spin_unlock_irq(&lt_gen_lock);
-		if (found) {
-			/* The table's reference keeps it while it goes. */
-			fsnotify_destroy_mark(&found->mark, lt_gen_group);
-			fsnotify_put_mark(&found->mark);
-		}
-	} while (found);
+	for_each_set_bit(i, gone, LT_GEN_MAX_SBS) {
+		fsnotify_destroy_mark(&lt_gen_sbs[i].mark, lt_gen_group);
+		fsnotify_put_mark(&lt_gen_sbs[i].mark);
+	}
 }
 
 /*
  * Writing 0 to the parameter also ends every watch, so that the
- * filesystems' reads and writes stop going through fsnotify for us.
- * lt_gen_add_work() sees the new value: a watch asked for before it
- * was written, and added after lt_gen_forget() flushed the workqueue,
- * is not added.
+ * filesystems' reads and writes stop going through fsnotify for us.  A
+ * watch asked for by a write that still saw 1, too late for
+ * lt_gen_forget() to find, is not added: lt_gen_add_work() sees 0.
  */
 static int lt_gen_param_set(const char *val, const struct kernel_param *kp)
 {
@@ -389,6 +391,11 @@ void lt_gen_show(struct seq_file *m)
 
 int lt_gen_init(void)
 {
+	unsigned int i;
+
+	/* Once: a slot taken again may find its last run still running. */
+	for (i = 0; i < LT_GEN_MAX_SBS; i++)
+		INIT_WORK(&lt_gen_sbs[i].work, lt_gen_add_work);
 	lt_gen_wq = alloc_workqueue("lifetime_gen", WQ_UNBOUND, 1);
 	if (!lt_gen_wq)
 		return -ENOMEM;

@@ -468,13 +468,15 @@ for m in buffered direct; do
 done
 # With generations on, each switch away from the policy also ends the
 # filesystem watch its file writes asked for, while the writers' calls
-# run through it.
+# run through it; so does turning generations off and on again.
 old_gen=$(cat "$(param generations)")
 echo 1 >"$(param generations)"
 sw_bad=0
 watched=0
 for i in $(seq 1 20); do
 	for p in none hint lifetime; do echo $p >$q/write_stream_policy || sw_bad=1; done
+	sleep 0.2
+	echo 0 >"$(param generations)" && echo 1 >"$(param generations)" || sw_bad=1
 	for j in $(seq 1 20); do
 		grep -q '^gen_filesystems [1-9]' $dbg/stats 2>/dev/null &&
 			{ watched=$((watched + 1)); break; }
