@@ -33,9 +33,8 @@
  * The mark stays until the filesystem is unmounted, the disk leaves the
  * policy, generations are turned off or the module is unloaded.  While it
  * is there, every read and write on the filesystem goes through fsnotify,
- * as with any watch; that,
- * and gains within the scatter of runs on shallow LSM trees, is why the
- * generations parameter is off by default.
+ * as with any watch; that, and gains within the scatter of runs on
+ * shallow LSM trees, is why the generations parameter is off by default.
  */
 #include <linux/bitmap.h>
 #include <linux/blkdev.h>
