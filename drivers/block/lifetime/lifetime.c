@@ -435,8 +435,16 @@ static u32 lt_file_class(struct inode *inode, struct dentry *de, char *name)
 			return class;
 	}
 
-	if (!de)
+	if (!de) {
+		/*
+		 * d_find_alias_rcu() takes i_lock, which is never taken
+		 * from interrupts: a page-cache write submitted out of a
+		 * task's context gets no file class.
+		 */
+		if (!cache)
+			return 0;
 		de = d_find_alias_rcu(inode);
+	}
 	if (!de)
 		return 0;
 	class = lt_dentry_class(de, buf);
