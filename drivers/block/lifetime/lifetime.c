@@ -720,7 +720,7 @@ static void lt_apply_bio(struct lt_disk *ld, u64 sector, u32 nr_sectors,
 		lt_track_discard(&ld->track, sector, nr_sectors, ld->now);
 		return;
 	}
-	pages = DIV_ROUND_UP((u64)nr_sectors << LT_SECTOR_SHIFT, PAGE_SIZE);
+	pages = DIV_ROUND_UP((u64)nr_sectors << LT_SECTOR_SHIFT, LT_PAGE_SIZE);
 	label = lt_label_get(&ld->track, key, tenant);
 	if (label != LT_LABEL_UNKNOWN && ld->label_key[label] != key) {
 		ld->label_key[label] = key;
@@ -908,7 +908,7 @@ static void lt_log(struct lt_disk *ld, struct bio *bio, u64 key, u16 tenant,
 	}
 	rec.stamp = local_clock();
 	due = lt_log_add(ld, log, smp_processor_id(), &rec,
-			 key ? DIV_ROUND_UP(bio->bi_iter.bi_size, PAGE_SIZE) : 0);
+			 key ? DIV_ROUND_UP(bio->bi_iter.bi_size, LT_PAGE_SIZE) : 0);
 	spin_unlock(&log->lock);
 	local_irq_restore(flags);
 	if (due)
@@ -1027,7 +1027,7 @@ static void lt_skip(struct lt_disk *ld, struct bio *bio, u16 tenant)
 
 	preempt_disable();
 	due = lt_skip_local(ld, this_cpu_ptr(ld->log), tenant,
-			    DIV_ROUND_UP(bio->bi_iter.bi_size, PAGE_SIZE));
+			    DIV_ROUND_UP(bio->bi_iter.bi_size, LT_PAGE_SIZE));
 	preempt_enable();
 	if (due)
 		lt_replay_now(ld);
@@ -1094,7 +1094,7 @@ static noinline unsigned int lt_decide_atomic(struct lt_disk *ld,
 		lt_skip(ld, bio, tenant);
 	}
 	this_cpu_add(ld->log->stream_pages[stream],
-		     DIV_ROUND_UP(bio->bi_iter.bi_size, PAGE_SIZE));
+		     DIV_ROUND_UP(bio->bi_iter.bi_size, LT_PAGE_SIZE));
 	return stream;
 }
 
@@ -1166,7 +1166,7 @@ static noinline unsigned int lt_decide_slow(struct lt_disk *ld,
 	bool tracked = maybe < 0 ?
 		lt_track_sampled_slow(&ld->track, lt_bio_sector(bio),
 				      bio_sectors(bio)) : maybe;
-	u64 pages = DIV_ROUND_UP(bio->bi_iter.bi_size, PAGE_SIZE);
+	u64 pages = DIV_ROUND_UP(bio->bi_iter.bi_size, LT_PAGE_SIZE);
 	const void *blkg = lt_bio_blkg(bio);
 	u64 tag = lt_memo_tag(inst, bio->bi_write_hint);
 	unsigned int stream;
@@ -1234,7 +1234,7 @@ static unsigned int lt_decide(struct gendisk *disk, void *data,
 		goto slow;
 
 	inst = rcu_dereference(ld->layout);
-	pages = DIV_ROUND_UP(bio->bi_iter.bi_size, PAGE_SIZE);
+	pages = DIV_ROUND_UP(bio->bi_iter.bi_size, LT_PAGE_SIZE);
 	preempt_disable();
 	m = &this_cpu_ptr(ld->log)->memo;
 	if (unlikely(!lt_memo_hit(m, src, id, lt_bio_blkg(bio),

@@ -41,7 +41,13 @@
 #endif
 
 #define LT_SECTOR_SHIFT		9
+/*
+ * The unit of the host clock, ages and page counts: 4 KiB whatever the
+ * kernel's page size, so that ages, the reclaim age and the counts shown
+ * in bytes agree on every architecture.
+ */
 #define LT_PAGE_SHIFT		12
+#define LT_PAGE_SIZE		(1U << LT_PAGE_SHIFT)
 
 /* Owner table geometry. */
 #define LT_SUB_BITS		4
