@@ -1518,6 +1518,13 @@ static ssize_t reclaim_age_source_show(struct lt_disk *ld, char *page)
 	return sysfs_emit(page, "%s\n", READ_ONCE(ld->age_source));
 }
 
+	/*
+	 * Beyond the owner table's horizon, old ages would be clamped below
+	 * the reclaim age; no device reclaims later than LT_MAX_AGE_CAPS
+	 * capacities of host writes.
+	 */
+	if (v / LT_MAX_AGE_CAPS > ld->track.capacity)
+		return -EINVAL;
 static ssize_t media_bytes_written_show(struct lt_disk *ld, char *page)
 {
 	return sysfs_emit(page, "%llu\n", READ_ONCE(ld->media_bytes));

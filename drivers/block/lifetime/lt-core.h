@@ -71,6 +71,8 @@
 #define LT_AGE_CLAMP		BIT(30)
 #define LT_AGE_NEG		BIT(31)
 #define LT_AGE_HORIZON		8
+/* The largest reclaim age an operator may set, in capacities. */
+#define LT_MAX_AGE_CAPS		(LT_AGE_HORIZON / 2)
 
 /* Labels. */
 #define LT_MAX_LABELS		256
