@@ -707,11 +707,13 @@ static void lt_check_soon(struct lt_disk *ld)
 
 /*
  * Give one bio to the tracker: a write of @key and @tenant named @name, or
- * with @key 0 an invalidation.
+ * with @key 0 an invalidation.  A write with %LT_TENANT_PLACED in @tenant
+ * adds nothing to the tenant's activity: the policy does not place it.
  */
 static void lt_apply_bio(struct lt_disk *ld, u64 sector, u32 nr_sectors,
 			 u64 key, u16 tenant, const char *name)
 {
+	bool placed = tenant & LT_TENANT_PLACED;
 	u64 pages;
 	u16 label;
 
@@ -720,6 +722,7 @@ static void lt_apply_bio(struct lt_disk *ld, u64 sector, u32 nr_sectors,
 		lt_track_discard(&ld->track, sector, nr_sectors, ld->now);
 		return;
 	}
+	tenant &= ~LT_TENANT_PLACED;
 	pages = DIV_ROUND_UP((u64)nr_sectors << LT_SECTOR_SHIFT, LT_PAGE_SIZE);
 	label = lt_label_get(&ld->track, key, tenant);
 	if (label != LT_LABEL_UNKNOWN && ld->label_key[label] != key) {
@@ -727,7 +730,8 @@ static void lt_apply_bio(struct lt_disk *ld, u64 sector, u32 nr_sectors,
 		strscpy(ld->names[label], name);
 	}
 	lt_track_write(&ld->track, sector, nr_sectors, label, ld->now);
-	ld->act[ld->quarter][tenant] += pages;
+	if (!placed)
+		ld->act[ld->quarter][tenant] += pages;
 	lt_clock(ld, pages);
 }
 
@@ -977,8 +981,8 @@ static u64 lt_skipped_pages(struct lt_disk *ld)
 
 /*
  * Count pages of writes that touch no tracked range: only their number,
- * for the clock and their tenant's activity, with no lock and interrupts
- * on.  For the caller's CPU, with preemption off, @log its log.  A CPU
+ * for the clock and their tenant's activity (none with %LT_TENANT_PLACED
+ * in @tenant), with no lock and interrupts on.  For the caller's CPU, with preemption off, @log its log.  A CPU
  * whose skipped pages since its last fold reach the log's limit replays,
  * so the clock keeps up as it does for logged writes.
  *
@@ -990,7 +994,8 @@ static bool lt_skip_local(struct lt_disk *ld, struct lt_log *log,
 	unsigned int cpu = smp_processor_id();
 	u64 sum, folded;
 
-	this_cpu_add(ld->log->skipped_act[tenant], pages);
+	if (!(tenant & LT_TENANT_PLACED))
+		this_cpu_add(ld->log->skipped_act[tenant], pages);
 	this_cpu_add(ld->log->skipped_pages, pages);
 	if (!cpumask_test_cpu(cpu, ld->skipped))
 		cpumask_set_cpu(cpu, ld->skipped);
@@ -1063,15 +1068,19 @@ static unsigned int lt_layout_stream(const struct lt_installed *inst, u64 key,
 	return stream ?: inst->layout.tenant_stream[tenant];
 }
 
-/* Label a write that touches a tracked range and log it; return its key. */
-static u64 lt_write_tracked(struct lt_disk *ld, struct bio *bio, u16 *tenant)
+/*
+ * Label a write that touches a tracked range and log it, with @placed
+ * (0 or %LT_TENANT_PLACED) or'ed into its tenant; return its key.
+ */
+static u64 lt_write_tracked(struct lt_disk *ld, struct bio *bio, u16 *tenant,
+			    u16 placed)
 {
 	char name[LT_NAME_LEN] = { };
 	u64 key;
 
 	*tenant = lt_tenant(ld, lt_bio_cgroup(bio));
 	key = lt_bio_key(bio, name);
-	lt_record(ld, bio, key, *tenant, name);
+	lt_record(ld, bio, key, *tenant | placed, name);
 	return key;
 }
 
@@ -1085,7 +1094,7 @@ static noinline unsigned int lt_decide_atomic(struct lt_disk *ld,
 	u16 tenant;
 
 	if (tracked) {
-		u64 key = lt_write_tracked(ld, bio, &tenant);
+		u64 key = lt_write_tracked(ld, bio, &tenant, 0);
 
 		stream = lt_layout_stream(inst, key, tenant);
 	} else {
@@ -1252,6 +1261,12 @@ slow:
 	return lt_decide_slow(ld, bio, src, file, id, maybe);
 }
 
+/*
+ * A write or invalidation the policy did not place.  A write that an
+ * earlier rule placed counts for the clock and the tracker, not for its
+ * tenant's activity, so a cgroup that io.stream pins takes none of the
+ * policy's streams.
+ */
 static void lt_observe(struct gendisk *disk, void *data, struct bio *bio,
 		       unsigned int stream)
 {
@@ -1265,9 +1280,10 @@ static void lt_observe(struct gendisk *disk, void *data, struct bio *bio,
 		if (tracked)
 			lt_record(ld, bio, 0, 0, NULL);
 	} else if (tracked) {
-		lt_write_tracked(ld, bio, &tenant);
+		lt_write_tracked(ld, bio, &tenant, LT_TENANT_PLACED);
 	} else {
-		lt_skip(ld, bio, lt_tenant(ld, lt_bio_cgroup(bio)));
+		lt_skip(ld, bio,
+			lt_tenant(ld, lt_bio_cgroup(bio)) | LT_TENANT_PLACED);
 	}
 }
 
@@ -1502,6 +1518,13 @@ static ssize_t reclaim_age_store(struct lt_disk *ld, const char *page,
 
 	if (kstrtou64(page, 0, &v))
 		return -EINVAL;
+	/*
+	 * Beyond the owner table's horizon, old ages would be clamped below
+	 * the reclaim age; no device reclaims later than LT_MAX_AGE_CAPS
+	 * capacities of host writes.
+	 */
+	if (v / LT_MAX_AGE_CAPS > ld->track.capacity)
+		return -EINVAL;
 	spin_lock_irq(&ld->lock);
 	lt_replay(ld, true);
 	ld->age_override = v >> LT_PAGE_SHIFT;
@@ -1518,13 +1541,6 @@ static ssize_t reclaim_age_source_show(struct lt_disk *ld, char *page)
 	return sysfs_emit(page, "%s\n", READ_ONCE(ld->age_source));
 }
 
-	/*
-	 * Beyond the owner table's horizon, old ages would be clamped below
-	 * the reclaim age; no device reclaims later than LT_MAX_AGE_CAPS
-	 * capacities of host writes.
-	 */
-	if (v / LT_MAX_AGE_CAPS > ld->track.capacity)
-		return -EINVAL;
 static ssize_t media_bytes_written_show(struct lt_disk *ld, char *page)
 {
 	return sysfs_emit(page, "%llu\n", READ_ONCE(ld->media_bytes));

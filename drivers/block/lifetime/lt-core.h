@@ -87,6 +87,12 @@
 #define LT_MAX_TENANTS		64
 #define LT_MAX_STREAMS		255
 #define LT_TENANT_SHARED	U16_MAX
+/*
+ * Or'ed into a tenant index by lifetime.c for a write an earlier rule
+ * placed (an io.stream pin, a filesystem's kind, the application): it
+ * counts for the clock and the tracker, not for the tenant's activity.
+ */
+#define LT_TENANT_PLACED	BIT(14)
 #define LT_MIN_SIDE_PM		50
 #define LT_GROUP_WORTH_SHIFT	6
 #define LT_SURV_SHIFT		16
@@ -235,7 +241,8 @@ struct lt_track {
  * @sector: first sector
  * @key: label key of a write; 0 for a discard or write-zeroes
  * @nr_sectors: length in sectors
- * @tenant: tenant index of a write
+ * @tenant: tenant index of a write, with %LT_TENANT_PLACED if an earlier
+ *	rule placed it
  * @name: name of the write's file class or thread, for display
  */
 struct lt_rec {

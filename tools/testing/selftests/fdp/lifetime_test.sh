@@ -446,9 +446,16 @@ echo 1 >$lt/replan
 p_h=$(handle_of pinned rewrite $((2 * MiB)) $mnt/p.log)
 u_h=$(handle_of u append $((2 * MiB)) $mnt/u.db)
 diag "pinned cgroup on handle $p_h, unpinned tenant's data on $u_h"
-check "a pinned cgroup keeps its stream, which the policy does not hand out" \
+# The layout names each stream's cgroup: none may be the pinned one,
+# whose writes would never use it.
+pin_id=$(stat -c %i $top/pinned)
+u_id=$(stat -c %i $top/u)
+layout | grep '^stream ' | sed 's/^/# /'
+check "a pinned cgroup keeps its stream and takes none of the policy's" \
 	sh -c "[ '$p_h' = $((streams - 1)) ] && [ '$u_h' != $((streams - 1)) ] &&
-	       ! grep -q '^stream $streams ' $dbg/layout"
+	       ! grep -q '^stream $streams ' $dbg/layout &&
+	       ! grep -q '^stream .* cgroup $pin_id ' $dbg/layout &&
+	       grep -q '^stream .* cgroup $u_id ' $dbg/layout"
 echo "$dev inherit" >$top/pinned/io.stream
 umount $mnt
 
