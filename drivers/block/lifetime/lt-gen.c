@@ -38,6 +38,7 @@
  */
 #include <linux/bitmap.h>
 #include <linux/blkdev.h>
+#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/fsnotify_backend.h>
 #include <linux/hash.h>
@@ -59,6 +60,8 @@
 #define LT_GEN_IDLE		(5 * HZ)	/* a thread's reads go stale */
 
 static bool generations;
+/* The module is going: set and read under its parameter lock. */
+static bool lt_gen_exiting;
 static int lt_gen_param_set(const char *val, const struct kernel_param *kp);
 static const struct kernel_param_ops lt_gen_param_ops = {
 	.set = lt_gen_param_set,
@@ -351,7 +354,8 @@ static int lt_gen_param_set(const char *val, const struct kernel_param *kp)
 {
 	int ret = param_set_bool(val, kp);
 
-	if (!ret && !READ_ONCE(generations))
+	/* Under the module's parameter lock, as lt_gen_exit()'s update. */
+	if (!ret && !READ_ONCE(generations) && !lt_gen_exiting)
 		lt_gen_forget(NULL);
 	return ret;
 }
@@ -409,13 +413,39 @@ int lt_gen_init(void)
 	return 0;
 }
 
+/* Whether a slot's mark is not yet freed (lt_gen_free_mark()). */
+static bool lt_gen_any_used(void)
+{
+	bool used = false;
+	unsigned int i;
+
+	spin_lock_irq(&lt_gen_lock);
+	for (i = 0; i < LT_GEN_MAX_SBS; i++)
+		used |= lt_gen_sbs[i].used;
+	spin_unlock_irq(&lt_gen_lock);
+	return used;
+}
+
 void lt_gen_exit(void)
 {
 	if (!lt_gen_group)
 		return;
+	/*
+	 * The parameter's file outlives this function: a write of 0 to it
+	 * from now on must not touch the workqueue.
+	 */
+	kernel_param_lock(THIS_MODULE);
+	lt_gen_exiting = true;
+	kernel_param_unlock(THIS_MODULE);
 	lt_gen_forget(NULL);
 	destroy_workqueue(lt_gen_wq);
 	fsnotify_put_group(lt_gen_group);
-	/* Our free_mark() must have run before the module goes. */
+	/*
+	 * Our free_mark() must have run, and returned, before the module
+	 * goes.  An unmount destroying a mark meanwhile may hold the last
+	 * reference a while before the reaper gets the mark.
+	 */
+	while (lt_gen_any_used())
+		msleep(20);
 	fsnotify_wait_marks_destroyed();
 }
