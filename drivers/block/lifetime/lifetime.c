@@ -982,9 +982,10 @@ static u64 lt_skipped_pages(struct lt_disk *ld)
 /*
  * Count pages of writes that touch no tracked range: only their number,
  * for the clock and their tenant's activity (none with %LT_TENANT_PLACED
- * in @tenant), with no lock and interrupts on.  For the caller's CPU, with preemption off, @log its log.  A CPU
- * whose skipped pages since its last fold reach the log's limit replays,
- * so the clock keeps up as it does for logged writes.
+ * in @tenant), with no lock and interrupts on.  For the caller's CPU,
+ * with preemption off, @log its log.  A CPU whose skipped pages since its
+ * last fold reach the log's limit replays, so the clock keeps up as it
+ * does for logged writes.
  *
  * Return: whether the CPU is due a replay.
  */

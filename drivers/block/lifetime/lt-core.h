@@ -47,7 +47,7 @@
  * in bytes agree on every architecture.
  */
 #define LT_PAGE_SHIFT		12
-#define LT_PAGE_SIZE		(1U << LT_PAGE_SHIFT)
+#define LT_PAGE_SIZE		BIT(LT_PAGE_SHIFT)
 
 /* Owner table geometry. */
 #define LT_SUB_BITS		4
