@@ -25,7 +25,10 @@
  * right by 16 bits, so it cannot overflow and is in bytes.
  *
  * Allocation.  First every tenant gets a stream of its own, largest
- * tenants first.  Then, while streams remain, the boundary of highest
+ * tenants first.  An active tenant whose writes touched no tracked range
+ * (the tracker samples ranges) has no labels: it comes after the others,
+ * counts as surviving, and gets a stream all the same, so that it shares
+ * none with another tenant while tenants fit.  Then, while streams remain, the boundary of highest
  * worth over all tenants that own their stream is committed and adds one
  * stream.  Each label has exactly one key
  * that already folds every signal (tenant, kind, hint, file class,
@@ -194,8 +197,8 @@ static int lt_plan_check(const struct lt_plan_input *in)
 }
 
 /* Survival of every label, the sorted order and the tenants' segments. */
-static unsigned int lt_plan_order(const struct lt_plan_input *in,
-				  struct lt_plan_work *w)
+static void lt_plan_order(const struct lt_plan_input *in,
+			  struct lt_plan_work *w)
 {
 	unsigned int i, j, n = 0;
 	u16 t;
@@ -231,11 +234,15 @@ static unsigned int lt_plan_order(const struct lt_plan_input *in,
 		}
 		w->end[t] = i + 1;
 	}
-	return n;
 }
 
-/* Tenants by bytes, largest first, ties by index. */
-static unsigned int lt_plan_tenants(struct lt_plan_work *w)
+/*
+ * Tenants by bytes, largest first, ties by index; then the tenants of
+ * @in->tenants whose writes touched no tracked range, by index.  Those
+ * have no labels: they get a stream all the same, as survival 1.
+ */
+static unsigned int lt_plan_tenants(const struct lt_plan_input *in,
+				    struct lt_plan_work *w)
 {
 	unsigned int i, j, n = 0;
 
@@ -248,6 +255,9 @@ static unsigned int lt_plan_tenants(struct lt_plan_work *w)
 		w->torder[j] = i;
 		n++;
 	}
+	for (i = 0; i < LT_MAX_TENANTS; i++)
+		if (!w->tenant_bytes[i] && (in->tenants & BIT_ULL(i)))
+			w->torder[n++] = i;
 	return n;
 }
 
@@ -434,7 +444,7 @@ static unsigned int lt_plan_groups(struct lt_plan_work *w, unsigned int nt,
 int lt_plan(const struct lt_plan_input *in, struct lt_layout *out,
 	    struct lt_plan_work *work)
 {
-	unsigned int i, n, nt, used, slot, cls, t, p, budget = in->nr_streams;
+	unsigned int i, nt, used, slot, cls, t, p, budget = in->nr_streams;
 	struct lt_plan_work *w = work;
 	u32 pm = in->min_side_pm ? in->min_side_pm : LT_MIN_SIDE_PM;
 	int ret;
@@ -446,10 +456,10 @@ int lt_plan(const struct lt_plan_input *in, struct lt_layout *out,
 	memset(w, 0, sizeof(*w));
 	out->reclaim_age = in->reclaim_age;
 
-	n = lt_plan_order(in, w);
-	nt = lt_plan_tenants(w);
+	lt_plan_order(in, w);
+	nt = lt_plan_tenants(in, w);
 	out->nr_tenants = nt;
-	if (!n || !budget)
+	if (!nt || !budget)
 		return 0;
 
 	/* Tenant-first: one stream each, or groups when they do not fit. */
@@ -482,6 +492,8 @@ int lt_plan(const struct lt_plan_input *in, struct lt_layout *out,
 		t = w->torder[i];
 		slot = (w->own[t] ? w->own[t] : w->share[t]) - 1U;
 		out->tenant_stream[t] = in->streams[slot];
+		/* Also for a tenant with no labels. */
+		out->stream[slot].tenant = w->own[t] ? t : LT_TENANT_SHARED;
 		cls = 0;
 		for (p = w->first[t]; p < w->end[t]; p++) {
 			u16 label = w->order[p];

@@ -781,6 +781,76 @@ static void lt_test_plan_tenant_groups(LT_TEST_CTX *test)
 	}
 }
 
+/*
+ * An active tenant whose writes touched no tracked range has no labels:
+ * it still gets a stream of its own while tenants fit, and one to share
+ * when they do not; with no labels at all, the active tenants still get
+ * theirs.
+ */
+static void lt_test_plan_unseen_tenant(LT_TEST_CTX *test)
+{
+	static const struct lt_test_label src[] = {
+		[1] = { 0, 0x10, 4096, 0, 0 },		/* tenant 0: data lives */
+		[2] = { 0, 0x20, 2048, 2048, 0 },	/* and its log dies */
+		[3] = { 1, 0x10, 1024, 0, 0 },
+	};
+	struct lt_label *labels = lt_test_alloc(test, sizeof(*labels) *
+						LT_MAX_LABELS);
+	struct lt_plan_work *work = lt_test_alloc(test, sizeof(*work));
+	struct lt_layout *out = lt_test_alloc(test, sizeof(*out));
+	struct lt_plan_input in = {
+		.labels = labels,
+		.nr_labels = ARRAY_SIZE(src),
+		.reclaim_age = LT_TEST_R,
+		.streams = lt_test_streams,
+		.nr_streams = 4,
+		.tenants = BIT_ULL(0) | BIT_ULL(1) | BIT_ULL(2),
+	};
+
+	if (!LT_EXPECT(test, labels && work && out))
+		return;
+	lt_test_fill(labels, src, ARRAY_SIZE(src));
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, out, work), 0))
+		return;
+	/* Tenants 0 and 1 by bytes, then tenant 2, then tenant 0's split. */
+	LT_EXPECT_EQ(test, out->nr_tenants, 3);
+	LT_EXPECT_EQ(test, out->nr_streams, 4);
+	LT_EXPECT_EQ(test, out->tenant_stream[0], 2);
+	LT_EXPECT_EQ(test, out->tenant_stream[1], 3);
+	LT_EXPECT_EQ(test, out->tenant_stream[2], 4);
+	LT_EXPECT_EQ(test, out->stream[2].tenant, 2);
+	LT_EXPECT_EQ(test, out->stream[2].bytes, 0);
+	LT_EXPECT_EQ(test, out->label_stream[2], 5);
+	LT_EXPECT(test, lt_test_isolated(labels, ARRAY_SIZE(src), out));
+
+	/* Two streams for three tenants: tenant 2 shares one. */
+	in.nr_streams = 2;
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, out, work), 0))
+		return;
+	LT_EXPECT_EQ(test, out->nr_tenants, 3);
+	LT_EXPECT_EQ(test, out->nr_streams, 2);
+	LT_EXPECT_EQ(test, out->nr_shared, 2);
+	LT_EXPECT(test, out->tenant_stream[2] == 2 || out->tenant_stream[2] == 3);
+
+	/* Not active: no stream, as before. */
+	in.nr_streams = 4;
+	in.tenants = BIT_ULL(0) | BIT_ULL(1);
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, out, work), 0))
+		return;
+	LT_EXPECT_EQ(test, out->nr_tenants, 2);
+	LT_EXPECT_EQ(test, out->tenant_stream[2], 0);
+
+	/* No labels at all: each active tenant gets a stream. */
+	in.nr_labels = 1;
+	in.tenants = BIT_ULL(3) | BIT_ULL(5);
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, out, work), 0))
+		return;
+	LT_EXPECT_EQ(test, out->nr_tenants, 2);
+	LT_EXPECT_EQ(test, out->nr_streams, 2);
+	LT_EXPECT_EQ(test, out->tenant_stream[3], 2);
+	LT_EXPECT_EQ(test, out->tenant_stream[5], 3);
+}
+
 /* Same keys, opposite lifetimes in two tenants: each gets its own split. */
 static void lt_test_plan_conflict(LT_TEST_CTX *test)
 {
@@ -1251,6 +1321,7 @@ static const struct lt_test_case lt_test_table[] = {
 	{ "plan_budget", lt_test_plan_budget },
 	{ "plan_many_tenants", lt_test_plan_many_tenants },
 	{ "plan_tenant_groups", lt_test_plan_tenant_groups },
+	{ "plan_unseen_tenant", lt_test_plan_unseen_tenant },
 	{ "plan_conflict", lt_test_plan_conflict },
 	{ "plan_min_side", lt_test_plan_min_side },
 	{ "plan_determinism", lt_test_plan_determinism },
