@@ -11,8 +11,9 @@
  * file or hint, so the replay labels a write by its cgroup (and, for the
  * filesystem's journal and metadata writes, by their stream): it shows
  * what the policy makes of tenants alone.  Writes an earlier rule placed
- * (application, cgroup, filesystem) keep their stream and are tracked;
- * the others get the stream of the installed layout.  As in the kernel,
+ * (application, cgroup, filesystem) keep their stream and are tracked,
+ * but make no tenant active; the others get the stream of the installed
+ * layout.  As in the kernel,
  * the layout is checked at the end of every period, a quarter of the
  * reclaim age (by default the capacity), and every 1/16 of it until the
  * first layout, and planned for the kernel's reasons (lt_plan_due()): no
@@ -232,7 +233,9 @@ int main(int argc, char **argv)
 				snprintf(rec.rule, sizeof(rec.rule), "%s",
 					 rec.stream ? "policy" : "default");
 			}
-			r.act[r.quarter][tenant] += pages;
+			/* As in the kernel: only the policy's writes. */
+			if (!earlier)
+				r.act[r.quarter][tenant] += pages;
 			r.now += pages;
 		} else {
 			lt_track_discard(&r.t, rec.sector, rec.sectors, r.now);
