@@ -139,6 +139,7 @@ enum lt_label_flags {
  * @bytes: bytes written into tracked ranges (all bytes when tracking is
  *	off), decayed by lt_track_age()
  * @last_write: host clock (pages) of the label's last write
+ * @end: disk byte just past the label's last write into a tracked range
  * @hist: bytes that died at an age (pages) in each bin, decayed like
  *	@bytes; bin 0 is age 0 and bin k >= 1 holds ages in
  *	[2^(k-1), 2^k), the last bin also everything older
@@ -151,6 +152,7 @@ struct lt_label {
 	u32 refs;
 	u64 bytes;
 	u64 last_write;
+	u64 end;
 	u64 hist[LT_NR_BINS];
 };
 

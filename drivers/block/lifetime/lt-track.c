@@ -29,6 +29,15 @@
  * A discard charges the whole live sub-blocks it covers.  The age of a
  * death is the host clock now minus the entry's time.
  *
+ * Continuation.  With sub-blocks larger than a write, a file appended in
+ * small writes would make each write look like the death of the one
+ * before, in the sub-block they share.  So a write that starts where its
+ * label's last write into a tracked range ended, inside a sub-block of a
+ * range that label owns, only fills that sub-block further: it charges
+ * nothing for it.  Two labels appending in turn into one sub-block, or
+ * one label appending to two files in turn, are not told apart, and a
+ * small write into a live sub-block elsewhere counts as an overwrite.
+ *
  * Ownership.  One range has one owner.  A write by the owner's own label
  * adds its sub-blocks to the live set and moves the entry's time to the
  * byte-weighted mean of the old and new data, so the mean age of the
@@ -460,9 +469,12 @@ static void lt_charge(struct lt_track *t, const struct lt_owner *e,
 	t->stats.dead_bytes += bytes;
 }
 
-/* A label wrote @bytes into the sub-blocks @mask of the range of @e. */
+/*
+ * A label wrote @bytes into the sub-blocks @mask of the range of @e; those
+ * of @fill it only filled further (see "Continuation" above).
+ */
 static void lt_owner_write(struct lt_track *t, struct lt_owner *e, u16 mask,
-			   u32 bytes, u16 label, u32 now)
+			   u16 fill, u32 bytes, u16 label, u32 now)
 {
 	unsigned int n, r;
 	u16 dead, rest;
@@ -476,7 +488,7 @@ static void lt_owner_write(struct lt_track *t, struct lt_owner *e, u16 mask,
 		lt_owner_clear(t, e);
 	}
 
-	dead = e->live & mask;
+	dead = e->live & mask & ~fill;
 	if (dead)
 		lt_charge(t, e, min((u64)hweight16(dead) << t->sub_shift,
 				    (u64)bytes), now);
@@ -550,7 +562,7 @@ void lt_track_write(struct lt_track *t, u64 sector, u32 nr_sectors,
 	last = (end - 1) >> t->range_shift;
 	for (r = start >> t->range_shift; r <= last; r++) {
 		s64 slot = lt_range_slot(t, r);
-		u16 mask;
+		u16 mask, fill = 0;
 
 		if (slot < 0)
 			continue;
@@ -558,12 +570,19 @@ void lt_track_write(struct lt_track *t, u64 sector, u32 nr_sectors,
 		a = max(start, base) - base;
 		b = min(end, base + (1ULL << t->range_shift)) - base;
 		mask = lt_sub_mask(a >> t->sub_shift, (b - 1) >> t->sub_shift);
-		lt_owner_write(t, &t->owner[slot], mask, b - a, label, ntime);
+		/* Continuation: the label goes on inside its sub-block. */
+		if (start == l->end && base + a == start &&
+		    (a & ((1U << t->sub_shift) - 1)) &&
+		    t->owner[slot].label == label)
+			fill = BIT(a >> t->sub_shift);
+		lt_owner_write(t, &t->owner[slot], mask, fill, b - a, label,
+			       ntime);
 		tracked += b - a;
 	}
 	/* Bytes count where deaths can be seen: in tracked ranges. */
 	if (!tracked)
 		return;
+	l->end = end;
 account:
 	l->bytes += tracked;
 	l->last_write = now;

@@ -311,6 +311,43 @@ static void lt_test_partial_overlap(LT_TEST_CTX *test)
 }
 
 /*
+ * 64 KiB sub-blocks, as in the 1 MiB ranges of a 4 TB disk: a file
+ * appended in 4 KiB writes kills none of its own data; a write over it,
+ * from anywhere but where the label's last write ended, does.
+ */
+static void lt_test_append(LT_TEST_CTX *test)
+{
+	struct lt_track *t = lt_test_track(test, LT_GIB, LT_MIB,
+					   LT_DEFAULT_MEM_CAP);
+	u64 off;
+	u16 a;
+
+	if (!t)
+		return;
+	LT_EXPECT_EQ(test, t->sub_shift, 16);
+	a = lt_label_get(t, 0xa, 1);
+	for (off = 0; off < 256 * LT_KIB; off += 4 * LT_KIB)
+		lt_track_write(t, LT_SECT(off), LT_SECT(4 * LT_KIB), a,
+			       off >> LT_PAGE_SHIFT);
+	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[a]), 0);
+	LT_EXPECT_EQ(test, t->owner[0].live, 0x000f);
+	LT_EXPECT_EQ(test, t->label[a].bytes, 256 * LT_KIB);
+	LT_EXPECT_EQ(test, t->label[a].end, 256 * LT_KIB);
+
+	/* Written again from the start: the first 4 KiB die. */
+	lt_track_write(t, 0, LT_SECT(4 * LT_KIB), a, 100);
+	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[a]), 4 * LT_KIB);
+	/* Another write elsewhere inside a live sub-block also counts. */
+	lt_track_write(t, LT_SECT(136 * LT_KIB), LT_SECT(4 * LT_KIB), a, 101);
+	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[a]), 8 * LT_KIB);
+	/* A write past the live ones kills nothing. */
+	lt_track_write(t, LT_SECT(512 * LT_KIB), LT_SECT(4 * LT_KIB), a, 102);
+	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[a]), 8 * LT_KIB);
+	LT_EXPECT_EQ(test, lt_track_check(t), 0);
+	lt_track_exit(t);
+}
+
+/*
  * A retired label's slot is reused only once nothing names it, and its
  * old data's deaths never reach the label that reuses it.
  */
@@ -1311,6 +1348,7 @@ static const struct lt_test_case lt_test_table[] = {
 	{ "overwrite", lt_test_overwrite },
 	{ "discard", lt_test_discard },
 	{ "partial_overlap", lt_test_partial_overlap },
+	{ "append", lt_test_append },
 	{ "label_reuse", lt_test_label_reuse },
 	{ "label_table", lt_test_label_table },
 	{ "decay", lt_test_decay },
