@@ -122,10 +122,13 @@ struct lt_owner {
  * @LT_LABEL_DRAINING: the label was retired but owner entries still name
  *	it; their deaths are charged to nobody, and the slot is freed when
  *	the last such entry goes
+ * @LT_LABEL_END_FRESH: the sub-block the label's last tracked write ended
+ *	in held no live data before the label started filling it
  */
 enum lt_label_flags {
 	LT_LABEL_USED		= 1 << 0,
 	LT_LABEL_DRAINING	= 1 << 1,
+	LT_LABEL_END_FRESH	= 1 << 2,
 };
 
 /**

@@ -33,10 +33,13 @@
  * small writes would make each write look like the death of the one
  * before, in the sub-block they share.  So a write that starts where its
  * label's last write into a tracked range ended, inside a sub-block of a
- * range that label owns, only fills that sub-block further: it charges
- * nothing for it.  Two labels appending in turn into one sub-block, or
- * one label appending to two files in turn, are not told apart, and a
- * small write into a live sub-block elsewhere counts as an overwrite.
+ * range that label owns, and that sub-block held no live data before the
+ * label started filling it, only fills it further: it charges nothing for
+ * it.  A label rewriting its own data in order (a circular log) finds the
+ * sub-block live when it starts on it, so each of its writes still
+ * charges.  Two labels appending in turn into one sub-block, or one label
+ * appending to two files in turn, are not told apart, and a small write
+ * into a live sub-block elsewhere counts as an overwrite.
  *
  * Ownership.  One range has one owner.  A write by the owner's own label
  * adds its sub-blocks to the live set and moves the entry's time to the
@@ -544,6 +547,7 @@ void lt_track_write(struct lt_track *t, u64 sector, u32 nr_sectors,
 	struct lt_label *l;
 	u32 ntime, a, b;
 	u64 tracked = 0;
+	bool fresh = false;
 
 	if (label >= LT_MAX_LABELS || !(t->label[label].flags & LT_LABEL_USED) ||
 	    (t->label[label].flags & LT_LABEL_DRAINING))
@@ -570,11 +574,17 @@ void lt_track_write(struct lt_track *t, u64 sector, u32 nr_sectors,
 		a = max(start, base) - base;
 		b = min(end, base + (1ULL << t->range_shift)) - base;
 		mask = lt_sub_mask(a >> t->sub_shift, (b - 1) >> t->sub_shift);
-		/* Continuation: the label goes on inside its sub-block. */
-		if (start == l->end && base + a == start &&
-		    (a & ((1U << t->sub_shift) - 1)) &&
+		/* Continuation: the label goes on filling its sub-block. */
+		if (start == l->end && (l->flags & LT_LABEL_END_FRESH) &&
+		    base + a == start && (a & ((1U << t->sub_shift) - 1)) &&
 		    t->owner[slot].label == label)
 			fill = BIT(a >> t->sub_shift);
+		/* Was the sub-block the write ends in empty, or filled so? */
+		if (base + b == end) {
+			u16 lb = BIT((b - 1) >> t->sub_shift);
+
+			fresh = (fill & lb) || !(t->owner[slot].live & lb);
+		}
 		lt_owner_write(t, &t->owner[slot], mask, fill, b - a, label,
 			       ntime);
 		tracked += b - a;
@@ -583,6 +593,10 @@ void lt_track_write(struct lt_track *t, u64 sector, u32 nr_sectors,
 	if (!tracked)
 		return;
 	l->end = end;
+	if (fresh)
+		l->flags |= LT_LABEL_END_FRESH;
+	else
+		l->flags &= ~LT_LABEL_END_FRESH;
 account:
 	l->bytes += tracked;
 	l->last_write = now;

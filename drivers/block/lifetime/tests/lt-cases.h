@@ -313,7 +313,7 @@ static void lt_test_partial_overlap(LT_TEST_CTX *test)
 /*
  * 64 KiB sub-blocks, as in the 1 MiB ranges of a 4 TB disk: a file
  * appended in 4 KiB writes kills none of its own data; a write over it,
- * from anywhere but where the label's last write ended, does.
+ * in order or not, does.
  */
 static void lt_test_append(LT_TEST_CTX *test)
 {
@@ -334,15 +334,21 @@ static void lt_test_append(LT_TEST_CTX *test)
 	LT_EXPECT_EQ(test, t->label[a].bytes, 256 * LT_KIB);
 	LT_EXPECT_EQ(test, t->label[a].end, 256 * LT_KIB);
 
-	/* Written again from the start: the first 4 KiB die. */
-	lt_track_write(t, 0, LT_SECT(4 * LT_KIB), a, 100);
-	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[a]), 4 * LT_KIB);
+	/*
+	 * Rewritten in order from the start, as a circular log: the
+	 * sub-block was live when the rewrite began, so every write dies.
+	 */
+	for (off = 0; off < 64 * LT_KIB; off += 4 * LT_KIB)
+		lt_track_write(t, LT_SECT(off), LT_SECT(4 * LT_KIB), a,
+			       100 + (off >> LT_PAGE_SHIFT));
+	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[a]), 64 * LT_KIB);
 	/* Another write elsewhere inside a live sub-block also counts. */
-	lt_track_write(t, LT_SECT(136 * LT_KIB), LT_SECT(4 * LT_KIB), a, 101);
-	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[a]), 8 * LT_KIB);
-	/* A write past the live ones kills nothing. */
-	lt_track_write(t, LT_SECT(512 * LT_KIB), LT_SECT(4 * LT_KIB), a, 102);
-	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[a]), 8 * LT_KIB);
+	lt_track_write(t, LT_SECT(136 * LT_KIB), LT_SECT(4 * LT_KIB), a, 200);
+	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[a]), 68 * LT_KIB);
+	/* A write past the live ones kills nothing, nor do appends to it. */
+	for (off = 512 * LT_KIB; off < 544 * LT_KIB; off += 4 * LT_KIB)
+		lt_track_write(t, LT_SECT(off), LT_SECT(4 * LT_KIB), a, 300);
+	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[a]), 68 * LT_KIB);
 	LT_EXPECT_EQ(test, lt_track_check(t), 0);
 	lt_track_exit(t);
 }
