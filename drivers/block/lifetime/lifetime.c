@@ -1450,6 +1450,12 @@ static void lt_workfn(struct work_struct *work)
 					lockdep_is_held(&ld->plan_mutex));
 	if (!ld->track.on)
 		goto out;	/* no tracking, no placement */
+	/*
+	 * No tenant wrote for the policy in the last reclaim age: nothing to
+	 * plan for, and a plan of every tenant would place pinned ones.
+	 */
+	if (!active)
+		goto out;
 	informed = lt_informed(ld->snap, LT_MAX_LABELS, active);
 	if (replan) {
 		reason = "operator";

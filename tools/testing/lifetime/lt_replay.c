@@ -94,7 +94,8 @@ static void check(struct lt_replay *r, bool period_end)
 		lt_track_period_end(&r->t, r->act, &r->quarter, &r->quarters,
 				    r->now);
 	}
-	if (!r->t.on)
+	/* As in the kernel: no tenant wrote for the policy, no plan. */
+	if (!r->t.on || !active)
 		return;
 	c.active = active;
 	c.informed = lt_informed(r->t.label, LT_MAX_LABELS, active);
