@@ -28,10 +28,10 @@
  * tenants first.  An active tenant whose writes touched no tracked range
  * (the tracker samples ranges) has no labels: it comes after the others,
  * counts as surviving, and gets a stream all the same, so that it shares
- * none with another tenant while tenants fit.  Then, while streams remain, the boundary of highest
- * worth over all tenants that own their stream is committed and adds one
- * stream.  Each label has exactly one key
- * that already folds every signal (tenant, kind, hint, file class,
+ * none with another tenant while tenants fit.  Then, while streams
+ * remain, the boundary of highest worth over all tenants that own their
+ * stream is committed and adds one stream.  Each label has exactly one
+ * key that already folds every signal (tenant, kind, hint, file class,
  * thread) together, so a tenant has a single survival order and every
  * boundary adds exactly one class: the worth per added stream is the
  * worth itself.  Finally each tenant's classes are numbered by survival;

@@ -13,12 +13,11 @@
  * what the policy makes of tenants alone.  Writes an earlier rule placed
  * (application, cgroup, filesystem) keep their stream and are tracked,
  * but make no tenant active; the others get the stream of the installed
- * layout.  As in the kernel,
- * the layout is checked at the end of every period, a quarter of the
- * reclaim age (by default the capacity), and every 1/16 of it until the
- * first layout, and planned for the kernel's reasons (lt_plan_due()): no
- * layout yet, the active tenants changed, a tenant's lifetimes showed, or
- * a reclaim age passed since the last plan.  Like the kernel by default,
+ * layout.  As in the kernel, the layout is checked at the end of every
+ * period, a quarter of the reclaim age (by default the capacity), and
+ * every 1/16 of it until the first layout, and planned for the kernel's
+ * reasons (lt_plan_due()): no layout yet, the active tenants changed, a
+ * tenant's lifetimes showed, or a reclaim age passed since the last plan.  Like the kernel by default,
  * the tracker follows one range in 2^S (--sample-shift, 0 for all of
  * them).
  */

@@ -191,7 +191,8 @@ cap=$(($(cat /sys/block/$disk/size) * 512))
 for v in -1 abc "" 1x $((4 * cap + 4)); do
 	echo "$v" >$lt/reclaim_age 2>/dev/null && { diag "reclaim_age took '$v'"; bad=1; }
 done
-echo $((4 * cap)) >$lt/reclaim_age || { diag "reclaim_age refused 4 capacities"; bad=1; }
+echo $((4 * cap)) >$lt/reclaim_age ||
+	{ diag "reclaim_age refused 4 capacities"; bad=1; }
 echo $((8 * MiB)) >$lt/reclaim_age
 echo 0 >$lt/replan 2>/dev/null && { diag "replan took 0"; bad=1; }
 echo maybe >$lt/auto_plan 2>/dev/null && { diag "auto_plan took 'maybe'"; bad=1; }
