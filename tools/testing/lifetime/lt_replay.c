@@ -17,9 +17,9 @@
  * period, a quarter of the reclaim age (by default the capacity), and
  * every 1/16 of it until the first layout, and planned for the kernel's
  * reasons (lt_plan_due()): no layout yet, the active tenants changed, a
- * tenant's lifetimes showed, or a reclaim age passed since the last plan.  Like the kernel by default,
- * the tracker follows one range in 2^S (--sample-shift, 0 for all of
- * them).
+ * tenant's lifetimes showed, or a reclaim age passed since the last plan.
+ * Like the kernel by default, the tracker follows one range in 2^S
+ * (--sample-shift, 0 for all of them).
  */
 #include <errno.h>
 #include <getopt.h>
