@@ -117,6 +117,8 @@ expect "vm-run rejects a bad instruction-count shift" "--icount takes a shift fr
 	"$TOP/scripts/vm-run" --icount 12 true
 expect "bench-fs-hints rejects a bad round count" "--rounds and --runtime take positive numbers" \
 	"$TOP/scripts/bench-fs-hints" --rounds 0 --no-build
+expect "scenario-iostream14 takes one overwrite pattern" "--seq and --randmap exclude each other" \
+	"$TOP/scripts/scenario-iostream14" --seq --randmap
 expect "waf-eval refuses an unknown scenario" "unknown scenario 'nope'" \
 	"$TOP/scripts/waf-eval" --scenario nope
 expect "waf-eval refuses an unknown policy" "unknown policy 'nope'" \
