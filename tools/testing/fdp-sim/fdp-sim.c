@@ -32,17 +32,22 @@ struct trace {
 	uint64_t cgroup_ids[FDPSIM_MAX_CGROUPS];
 	unsigned int nr_cgroups;
 	uint64_t write_pages;
+	struct trace_header hdr;	/* what the trace's "# device" line says */
+	bool have_hdr;
 };
 
 static void print_usage(FILE *f)
 {
 	fputs("usage: fdp-sim [options] TRACE (- for standard input)\n"
-	      "  --capacity BYTES   logical capacity of the disk (required; K, M, G)\n"
+	      "  --capacity BYTES   logical capacity of the disk (K, M, G; required\n"
+	      "                     unless the trace header records it)\n"
 	      "  --op PCT           over-provisioning in percent of capacity      [7]\n"
 	      "  --ru-size BYTES    reclaim unit size                              [1M]\n"
 	      "  --handles N        placement handles                              [8]\n"
 	      "  --watermark N      garbage collect below N free reclaim units     [4]\n"
-	      "  --gc-dest D        per-handle or shared: where GC writes copies   [per-handle]\n"
+	      "  --gc-dest D        per-handle or shared: where GC writes copies\n"
+	      "                     [the trace's handle type, else per-handle]\n"
+	      "  --precondition     map every logical page before the trace starts\n"
 	      "  --window BYTES     also report WAF per window of host writes\n"
 	      "  --warmup BYTES     count only after this many host bytes\n"
 	      "  --disk MAJ:MIN     replay only this disk's records (default: the first seen)\n"
@@ -100,8 +105,10 @@ static int add_op(struct trace *t, const struct op *o)
 
 /* Read and check the whole trace; print the first error with its line. */
 static int load_trace(FILE *f, const char *name, const char *want_disk,
-		      uint64_t pages, uint32_t handles, struct trace *t)
+		      uint64_t *pagesp, uint32_t handles, struct trace *t)
 {
+	uint64_t pages = *pagesp;
+	bool records = false;
 	unsigned int want_major = 0, want_minor = 0;
 	bool have_disk = false;
 	char line[1024];
@@ -132,13 +139,45 @@ static int load_trace(FILE *f, const char *name, const char *want_disk,
 				name, lineno);
 			return -1;
 		}
-		ret = trace_parse_line(line, &r, &why);
+		ret = trace_parse_header(line, &t->hdr, &why);
+		if (ret > 0 && records) {
+			fprintf(stderr, "%s:%lu: device header after the first record\n",
+				name, lineno);
+			return -1;
+		}
+		if (ret > 0 && !pages && t->hdr.capacity) {
+			if (t->hdr.capacity % FDPSIM_PAGE_SIZE) {
+				fprintf(stderr, "%s:%lu: capacity is not whole 4 KiB pages\n",
+					name, lineno);
+				return -1;
+			}
+			pages = *pagesp = t->hdr.capacity / FDPSIM_PAGE_SIZE;
+		}
+		if (ret > 0 && t->hdr.capacity && t->hdr.capacity != pages * FDPSIM_PAGE_SIZE) {
+			fprintf(stderr,
+				"%s:%lu: the trace is of a %llu-byte disk, the model's is %llu bytes\n",
+				name, lineno, (unsigned long long)t->hdr.capacity,
+				(unsigned long long)(pages * FDPSIM_PAGE_SIZE));
+			return -1;
+		}
+		if (ret > 0) {
+			t->have_hdr = true;
+			continue;
+		}
+		if (!ret)
+			ret = trace_parse_line(line, &r, &why);
 		if (ret < 0) {
 			fprintf(stderr, "%s:%lu: %s\n", name, lineno, why);
 			return -1;
 		}
 		if (!ret)
 			continue;
+		records = true;
+		if (!pages) {
+			fprintf(stderr, "%s:%lu: no --capacity, and the trace has no device header\n",
+				name, lineno);
+			return -1;
+		}
 		if (!have_disk) {
 			want_major = r.major;
 			want_minor = r.minor;
@@ -271,7 +310,8 @@ static int cmp_u64(const void *a, const void *b)
  * around the capacity.  Pages that never die get the last handle.
  */
 static double oracle(const struct fdpsim_params *p, const struct trace *t,
-		     uint64_t warmup, unsigned int n, unsigned int *best_kind)
+		     uint64_t warmup, bool precondition, unsigned int n,
+		     unsigned int *best_kind)
 {
 	uint64_t *death = death_times(t, p->logical_pages), *life, *sorted;
 	uint64_t nw = t->write_pages, i, dying = 0, bounds[FDPSIM_MAX_HANDLES];
@@ -312,6 +352,8 @@ static double oracle(const struct fdpsim_params *p, const struct trace *t,
 		}
 		if (fdpsim_init(&s, p))
 			break;
+		if (precondition)
+			fdpsim_precondition(&s);
 		if (!replay(&s, t, warmup, place) && (best < 0 || fdpsim_waf(&s) < best)) {
 			best = fdpsim_waf(&s);
 			*best_kind = kind;
@@ -339,6 +381,7 @@ int main(int argc, char **argv)
 		{ "warmup", required_argument, NULL, 'u' },
 		{ "disk", required_argument, NULL, 'd' },
 		{ "oracle", required_argument, NULL, 'O' },
+		{ "precondition", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'H' },
 		{}
 	};
@@ -346,7 +389,8 @@ int main(int argc, char **argv)
 	struct fdpsim_params p = { .op = 0.07, .handles = 8, .watermark = 4 };
 	uint64_t capacity = 0, ru = 1 << 20, window = 0, warmup = 0, v;
 	const char *disk = NULL, *err, *name;
-	int c, oracle_n = -1;
+	int c, oracle_n = -1, gc_set = 0, precondition = 0;
+	const char *gc_from;
 	struct trace t = {};
 	struct fdpsim s;
 	unsigned int i, kind = 0;
@@ -374,6 +418,7 @@ int main(int argc, char **argv)
 			p.watermark = atoi(optarg);
 			break;
 		case 'g':
+			gc_set = 1;
 			if (!strcmp(optarg, "per-handle")) {
 				p.gc_dest = FDPSIM_GC_PER_HANDLE;
 			} else if (!strcmp(optarg, "shared")) {
@@ -382,6 +427,9 @@ int main(int argc, char **argv)
 				fprintf(stderr, "fdp-sim: --gc-dest is per-handle or shared\n");
 				return 2;
 			}
+			break;
+		case 'P':
+			precondition = 1;
 			break;
 		case 'd':
 			disk = optarg;
@@ -397,18 +445,19 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc - 1 || !capacity) {
+	if (optind != argc - 1) {
 		print_usage(stderr);
 		return 2;
 	}
-	if (capacity % FDPSIM_PAGE_SIZE || ru % FDPSIM_PAGE_SIZE) {
+	if (capacity % FDPSIM_PAGE_SIZE || ru % FDPSIM_PAGE_SIZE || !ru) {
 		fprintf(stderr, "fdp-sim: capacity and reclaim unit must be multiples of 4 KiB\n");
 		return 2;
 	}
 	p.logical_pages = capacity / FDPSIM_PAGE_SIZE;
 	p.ru_pages = ru / FDPSIM_PAGE_SIZE;
 	p.window = window / FDPSIM_PAGE_SIZE;
-	err = fdpsim_check_params(&p);
+	/* With a capacity, refuse an impossible device before reading. */
+	err = capacity ? fdpsim_check_params(&p) : NULL;
 	if (err) {
 		fprintf(stderr, "fdp-sim: impossible device: %s\n", err);
 		return 2;
@@ -419,12 +468,34 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fdp-sim: %s: %s\n", name, strerror(errno));
 		return 1;
 	}
-	if (load_trace(f, name, disk, p.logical_pages, p.handles, &t))
+	if (load_trace(f, name, disk, &p.logical_pages, p.handles, &t))
 		return 1;
+	if (!p.logical_pages) {
+		fprintf(stderr, "fdp-sim: %s: no --capacity, and the trace has no device header\n",
+			name);
+		return 2;
+	}
+	/* GC copies follow the handle type of the device the trace is from. */
+	gc_from = "option";
+	if (!gc_set) {
+		gc_from = t.hdr.ruh_type ? "trace" : "default";
+		p.gc_dest = t.hdr.ruh_type == TRACE_RUHT_INITIALLY ? FDPSIM_GC_SHARED :
+			    FDPSIM_GC_PER_HANDLE;
+	}
+	err = fdpsim_check_params(&p);
+	if (err) {
+		fprintf(stderr, "fdp-sim: impossible device: %s\n", err);
+		return 2;
+	}
 	if (fdpsim_init(&s, &p)) {
 		fprintf(stderr, "fdp-sim: out of memory\n");
 		return 1;
 	}
+	if (precondition)
+		fdpsim_precondition(&s);
+	printf("gc_dest=%s gc_dest_from=%s ruh_type=%s start=%s\n",
+	       p.gc_dest == FDPSIM_GC_SHARED ? "shared" : "per-handle", gc_from,
+	       trace_ruh_type_names[t.hdr.ruh_type], precondition ? "preconditioned" : "empty");
 	if (replay(&s, &t, warmup / FDPSIM_PAGE_SIZE, NULL)) {
 		fprintf(stderr, "fdp-sim: garbage collection found nothing to reclaim\n");
 		return 1;
@@ -452,7 +523,7 @@ int main(int argc, char **argv)
 		       (double)s.windows[v].media / s.windows[v].host);
 	fdpsim_exit(&s);
 	if (oracle_n >= 0) {
-		double w = oracle(&p, &t, warmup / FDPSIM_PAGE_SIZE,
+		double w = oracle(&p, &t, warmup / FDPSIM_PAGE_SIZE, precondition,
 				  oracle_n ? (unsigned int)oracle_n : p.handles, &kind);
 
 		if (w < 0) {

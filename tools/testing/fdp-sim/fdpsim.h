@@ -75,6 +75,7 @@ const char *fdpsim_check_params(const struct fdpsim_params *p);
 int fdpsim_init(struct fdpsim *s, const struct fdpsim_params *p);
 void fdpsim_exit(struct fdpsim *s);
 int fdpsim_write(struct fdpsim *s, uint64_t lpage, uint32_t handle, uint16_t cgroup);
+void fdpsim_precondition(struct fdpsim *s);
 void fdpsim_discard(struct fdpsim *s, uint64_t lpage);
 double fdpsim_waf(const struct fdpsim *s);
 void fdpsim_reset_counters(struct fdpsim *s);

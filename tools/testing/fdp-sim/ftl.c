@@ -282,6 +282,20 @@ void fdpsim_discard(struct fdpsim *s, uint64_t lpage)
 	s->discarded_pages++;
 }
 
+/*
+ * A used drive: every logical page written once, in order, through handle
+ * 0, and the counters started afresh.  The trace then overwrites it.  GC
+ * copies of this data are charged to the last cgroup slot.
+ */
+void fdpsim_precondition(struct fdpsim *s)
+{
+	uint64_t i;
+
+	for (i = 0; i < s->p.logical_pages; i++)
+		fdpsim_write(s, i, 0, FDPSIM_MAX_CGROUPS - 1);
+	fdpsim_reset_counters(s);
+}
+
 double fdpsim_waf(const struct fdpsim *s)
 {
 	return s->host_pages ? (double)s->media_pages / s->host_pages : 0;

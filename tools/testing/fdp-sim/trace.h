@@ -14,6 +14,15 @@
  *   RULE     which rule decided (app, cgroup, fs, policy, default, none)
  *   CGROUP   cgroup ID of the writer, 0 if none
  *
+ * A header line before the first record may say what device the trace was
+ * taken on (scripts/fdp-trace writes it when told):
+ *
+ *   # device capacity=BYTES ruh-type=TYPE
+ *
+ * TYPE is the NVMe reclaim unit handle type of the device's handles:
+ * initially-isolated (data that garbage collection copies from all handles
+ * may share units) or persistently-isolated (it never mixes), or unknown.
+ *
  * scripts/fdp-trace turns the kernel's block_write_stream events into it.
  */
 #ifndef FDPSIM_TRACE_H
@@ -34,6 +43,22 @@ struct trace_rec {
 	char rule[16];
 	uint64_t cgroup;
 };
+
+enum trace_ruh_type {
+	TRACE_RUHT_UNKNOWN = 0,
+	TRACE_RUHT_INITIALLY = 1,	/* NVMe RUHT values */
+	TRACE_RUHT_PERSISTENTLY = 2,
+};
+
+struct trace_header {
+	uint64_t capacity;		/* bytes, 0 if not recorded */
+	enum trace_ruh_type ruh_type;
+};
+
+extern const char * const trace_ruh_type_names[3];
+
+/* A "# device" line: 1 and *h filled in, 0 for another line, -1 bad. */
+int trace_parse_header(const char *line, struct trace_header *h, const char **why);
 
 /* Parse one line; 1 for a record, 0 for a blank or comment line, -1 bad. */
 int trace_parse_line(const char *line, struct trace_rec *r, const char **why);

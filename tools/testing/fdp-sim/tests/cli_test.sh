@@ -97,7 +97,34 @@ check "rejects too little over-provisioning" 2 "impossible device: over-provisio
 	--capacity 512M --ru-size 1M --op 1 "$tmp/ok.trace"
 check "rejects a capacity that is not whole pages" 2 "multiples of 4 KiB" -- \
 	--capacity 1000 "$tmp/ok.trace"
-check "needs a capacity" 2 "usage" -- "$tmp/ok.trace"
+check "needs a capacity" 1 "ok.trace:2: no --capacity, and the trace has no device header" -- \
+	"$tmp/ok.trace"
+check "refuses an unknown option" 2 "unrecognized option|usage" -- --no-such "$tmp/ok.trace"
+
+# The device header: capacity and reclaim unit handle type.
+{ echo "# device capacity=536870912 ruh-type=initially-isolated"; cat "$tmp/ok.trace"; } \
+	>"$tmp/hdr.trace"
+check "takes the capacity from the header" 0 "^host_pages=4 " -- --ru-size 1M "$tmp/hdr.trace"
+check "initially isolated handles: GC copies share units" 0 \
+	"^gc_dest=shared gc_dest_from=trace ruh_type=initially-isolated start=empty" -- \
+	--ru-size 1M "$tmp/hdr.trace"
+check "an explicit --gc-dest wins over the header" 0 "^gc_dest=per-handle gc_dest_from=option" -- \
+	--ru-size 1M --gc-dest per-handle "$tmp/hdr.trace"
+check "no header: per-handle, and says so" 0 "^gc_dest=per-handle gc_dest_from=default ruh_type=unknown" -- \
+	--capacity 512M --ru-size 1M "$tmp/ok.trace"
+check "preconditioned: says so, every page mapped" 0 "^gc_dest=per-handle .* start=preconditioned" -- \
+	--capacity 512M --ru-size 1M --precondition "$tmp/ok.trace"
+check "preconditioned: every page mapped" 0 "mapped_pages=131070 " -- \
+	--capacity 512M --ru-size 1M --precondition "$tmp/ok.trace"
+check "refuses a trace of another disk size" 1 \
+	"hdr.trace:1: the trace is of a 536870912-byte disk, the model's is 268435456 bytes" -- \
+	--capacity 256M --ru-size 512K "$tmp/hdr.trace"
+{ echo "# device capacity=512M"; cat "$tmp/ok.trace"; } >"$tmp/badhdr.trace"
+check "refuses a malformed header" 1 "badhdr.trace:1: header: capacity is not a number" -- \
+	--ru-size 1M "$tmp/badhdr.trace"
+{ cat "$tmp/ok.trace"; echo "# device capacity=536870912"; } >"$tmp/latehdr.trace"
+check "refuses a header after the records" 1 "latehdr.trace:7: device header after the first record" -- \
+	--capacity 512M --ru-size 1M "$tmp/latehdr.trace"
 check "names a missing trace" 1 "no-such.trace: No such file" -- \
 	--capacity 512M --ru-size 1M "$tmp/no-such.trace"
 echo "1..$n"
