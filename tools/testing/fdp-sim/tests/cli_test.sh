@@ -127,5 +127,32 @@ check "refuses a header after the records" 1 "latehdr.trace:7: device header aft
 	--capacity 512M --ru-size 1M "$tmp/latehdr.trace"
 check "names a missing trace" 1 "no-such.trace: No such file" -- \
 	--capacity 512M --ru-size 1M "$tmp/no-such.trace"
+# The binary form: the same replay, and truncation told apart.
+"$sim" --convert "$tmp/mixed.bin" "$tmp/mixed.trace" || echo "# --convert failed"
+text=$("$sim" --capacity 64M --ru-size 128K --op 7 --oracle 0 "$tmp/mixed.trace" 2>&1)
+bin=$("$sim" --capacity 64M --ru-size 128K --op 7 --oracle 0 "$tmp/mixed.bin" 2>&1)
+n=$((n + 1))
+if [ -n "$text" ] && [ "$text" = "$bin" ]; then
+	echo "ok $n the binary form replays as the text"
+else
+	echo "not ok $n the binary form replays as the text"
+	diff <(echo "$text") <(echo "$bin") | head -n 5 | sed 's/^/# /'
+	failed=$((failed + 1))
+fi
+head -c 1000 "$tmp/mixed.bin" >"$tmp/part.bin"
+check "rejects a partial binary record" 1 "part.bin:40: truncated binary trace \(a partial record\)" -- \
+	--capacity 64M --ru-size 128K "$tmp/part.bin"
+head -c 1016 "$tmp/mixed.bin" >"$tmp/noend.bin"
+check "rejects a binary trace without its end" 1 "noend.bin:41: truncated binary trace \(no end record\)" -- \
+	--capacity 64M --ru-size 128K "$tmp/noend.bin"
+head -c 20 "$tmp/mixed.bin" >"$tmp/hdr.bin"
+check "rejects a short binary header" 1 "hdr.bin:0: not an fdp-sim binary trace" -- \
+	--capacity 64M --ru-size 128K "$tmp/hdr.bin"
+"$sim" --convert "$tmp/hdr2.bin" "$tmp/hdr.trace"
+check "the binary header keeps the disk size" 1 \
+	"the trace is of a 536870912-byte disk, the model's is 268435456 bytes" -- \
+	--capacity 256M --ru-size 512K "$tmp/hdr2.bin"
+check "the binary header keeps the handle type" 0 "^gc_dest=shared gc_dest_from=trace" -- \
+	--ru-size 1M "$tmp/hdr2.bin"
 echo "1..$n"
 [ "$failed" = 0 ]
