@@ -268,6 +268,33 @@ static int src_start(struct src *t, const char *want_disk)
 	return 0;
 }
 
+/*
+ * The next record of the chosen disk (the first one seen unless --disk),
+ * in time order: 1, 0 at the end, -1 bad (said).
+ */
+static int src_next_disk_rec(struct src *t, struct trace_rec *r)
+{
+	int ret;
+
+	for (;;) {
+		ret = src_next_rec(t, r);
+		if (ret <= 0)
+			return ret;
+		t->records = true;
+		if (!t->have_disk) {
+			t->major = r->major;
+			t->minor = r->minor;
+			t->have_disk = true;
+		}
+		if (r->major != t->major || r->minor != t->minor)
+			continue;
+		if (r->time < t->last)
+			SRC_ERR(t, "time goes back (%.6f after %.6f)", r->time, t->last);
+		t->last = r->time;
+		return 1;
+	}
+}
+
 /* The next operation of the chosen disk: 1, 0 at the end, -1 bad (said). */
 static int src_next_op(struct src *t, struct op *o)
 {
@@ -276,22 +303,11 @@ static int src_next_op(struct src *t, struct op *o)
 	int ret;
 
 	for (;;) {
-		ret = src_next_rec(t, &r);
+		ret = src_next_disk_rec(t, &r);
 		if (ret <= 0)
 			return ret;
-		t->records = true;
 		if (!t->pages)
 			SRC_ERR(t, "no --capacity, and the trace has no device header");
-		if (!t->have_disk) {
-			t->major = r.major;
-			t->minor = r.minor;
-			t->have_disk = true;
-		}
-		if (r.major != t->major || r.minor != t->minor)
-			continue;
-		if (r.time < t->last)
-			SRC_ERR(t, "time goes back (%.6f after %.6f)", r.time, t->last);
-		t->last = r.time;
 		end = r.sector + r.sectors;
 		if (end > t->pages * SECTORS_PER_PAGE)
 			SRC_ERR(t, "sectors %llu..%llu are past the capacity (%llu sectors)",
@@ -338,24 +354,9 @@ static int convert(struct src *t, const char *out)
 	}
 	/* The header is rewritten at the end, when the disk is known. */
 	fwrite(&h, sizeof(h), 1, f);
-	while ((ret = src_next_rec(t, &r)) > 0) {
+	while ((ret = src_next_disk_rec(t, &r)) > 0) {
 		unsigned int slot;
 
-		t->records = true;
-		if (!t->have_disk) {
-			t->major = r.major;
-			t->minor = r.minor;
-			t->have_disk = true;
-		}
-		if (r.major != t->major || r.minor != t->minor)
-			continue;
-		if (r.time < t->last) {
-			fprintf(stderr, "%s:%lu: time goes back (%.6f after %.6f)\n", t->name,
-				t->lineno, r.time, t->last);
-			ret = -1;
-			break;
-		}
-		t->last = r.time;
 		slot = cgroup_slot(t, r.cgroup);
 		if (!known[slot]) {
 			memset(&b, 0, sizeof(b));

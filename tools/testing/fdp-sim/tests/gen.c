@@ -16,18 +16,10 @@
 #include <string.h>
 
 #include "../trace.h"
+#include "rng.h"
 
 #define REC_PAGES	16
 
-static uint64_t rng = 88172645463325252ull;
-
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 int main(int argc, char **argv)
 {

@@ -21,6 +21,7 @@
 
 #include "../fdpsim.h"
 #include "../trace.h"
+#include "rng.h"
 
 static int n, failed;
 
@@ -39,15 +40,6 @@ static void result(int ok, const char *fmt, ...)
 		failed++;
 }
 
-static uint64_t rng = 88172645463325252ull;
-
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 #define RU_PAGES	2048
 #define LOGICAL		(1024ull * RU_PAGES)
