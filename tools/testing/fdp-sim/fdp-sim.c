@@ -57,6 +57,8 @@ static void print_usage(FILE *f)
 	      "       fdp-sim --convert OUT [--capacity BYTES] [--disk MAJ:MIN] TEXT-TRACE\n"
 	      "  --capacity BYTES   logical capacity of the disk (K, M, G; required\n"
 	      "                     unless the trace header records it)\n"
+	      "  --device field     the calibrated field device (README.rst): 15%% OP,\n"
+	      "                     units of 1/1024 of the capacity, preconditioned\n"
 	      "  --op PCT           over-provisioning in percent of capacity      [7]\n"
 	      "  --ru-size BYTES    reclaim unit size                              [1M]\n"
 	      "  --handles N        placement handles                              [8]\n"
@@ -668,6 +670,7 @@ int main(int argc, char **argv)
 		{ "precondition", no_argument, NULL, 'P' },
 		{ "resources", no_argument, NULL, 'R' },
 		{ "convert", required_argument, NULL, 'C' },
+		{ "device", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'H' },
 		{}
 	};
@@ -676,6 +679,7 @@ int main(int argc, char **argv)
 	uint64_t capacity = 0, ru = 1 << 20, window = 0, warmup = 0, v, nops = 0;
 	const char *disk = NULL, *err, *name, *gc_from, *conv = NULL;
 	int c, ret, oracle_n = -1, gc_set = 0, precondition = 0, resources = 0;
+	bool field = false, op_set = false, ru_set = false;
 	double t0 = wall_seconds(), c0 = cpu_seconds(), t1, c1;
 	struct src t = {};
 	struct fdpsim s;
@@ -695,9 +699,18 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			*(c == 'c' ? &capacity : c == 'r' ? &ru : c == 'W' ? &window : &warmup) = v;
+			ru_set |= c == 'r';
 			break;
 		case 'o':
 			p.op = atof(optarg) / 100;
+			op_set = true;
+			break;
+		case 'D':
+			if (strcmp(optarg, "field")) {
+				fprintf(stderr, "fdp-sim: --device: the only preset is 'field'\n");
+				return 2;
+			}
+			field = true;
 			break;
 		case 'h':
 			p.handles = atoi(optarg);
@@ -747,11 +760,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fdp-sim: capacity and reclaim unit must be multiples of 4 KiB\n");
 		return 2;
 	}
+	if (field) {
+		if (!op_set)
+			p.op = FDPSIM_FIELD_OP;
+		precondition = 1;
+	}
 	p.logical_pages = capacity / FDPSIM_PAGE_SIZE;
 	p.ru_pages = ru / FDPSIM_PAGE_SIZE;
+	if (field && !ru_set)
+		p.ru_pages = p.logical_pages / FDPSIM_FIELD_UNITS;
 	p.window = window / FDPSIM_PAGE_SIZE;
 	/* With a capacity, refuse an impossible device before reading. */
-	err = capacity && !conv ? fdpsim_check_params(&p) : NULL;
+	err = capacity && !conv && p.ru_pages ? fdpsim_check_params(&p) : NULL;
 	if (err) {
 		fprintf(stderr, "fdp-sim: impossible device: %s\n", err);
 		return 2;
@@ -775,6 +795,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	p.logical_pages = t.pages;
+	if (field && !ru_set)
+		p.ru_pages = p.logical_pages / FDPSIM_FIELD_UNITS ? : 1;
 	/* GC copies follow the handle type of the device the trace is from. */
 	gc_from = "option";
 	if (!gc_set) {
@@ -829,9 +851,10 @@ int main(int argc, char **argv)
 	}
 	if (ret < 0)
 		return 1;
-	printf("gc_dest=%s gc_dest_from=%s ruh_type=%s start=%s\n",
+	printf("gc_dest=%s gc_dest_from=%s ruh_type=%s start=%s device=%s op=%.4g ru_pages=%u\n",
 	       p.gc_dest == FDPSIM_GC_SHARED ? "shared" : "per-handle", gc_from,
-	       trace_ruh_type_names[t.hdr.ruh_type], precondition ? "preconditioned" : "empty");
+	       trace_ruh_type_names[t.hdr.ruh_type], precondition ? "preconditioned" : "empty",
+	       field ? "field" : "custom", p.op * 100, p.ru_pages);
 	printf("host_pages=%llu media_pages=%llu gc_pages=%llu waf=%.4f\n",
 	       (unsigned long long)s.host_pages, (unsigned long long)s.media_pages,
 	       (unsigned long long)s.gc_pages, fdpsim_waf(&s));

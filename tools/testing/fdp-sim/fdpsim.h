@@ -28,6 +28,15 @@ enum fdpsim_gc_dest {
 	FDPSIM_GC_SHARED,	/* one GC unit for all handles */
 };
 
+/*
+ * The "field" device (fdp-sim --device field): the parameters with which
+ * the model reproduces seed 000's raw-device results (tests/calibrate.c,
+ * README.rst), reclaim units a 1/FDPSIM_FIELD_UNITS of the capacity.
+ */
+#define FDPSIM_FIELD_OP		0.15
+#define FDPSIM_FIELD_GC_DEST	FDPSIM_GC_PER_HANDLE
+#define FDPSIM_FIELD_UNITS	1024
+
 struct fdpsim_params {
 	uint64_t logical_pages;		/* host-visible capacity */
 	double op;			/* over-provisioning: physical/logical - 1 */

@@ -127,6 +127,11 @@ check "refuses a header after the records" 1 "latehdr.trace:7: device header aft
 	--capacity 512M --ru-size 1M "$tmp/latehdr.trace"
 check "names a missing trace" 1 "no-such.trace: No such file" -- \
 	--capacity 512M --ru-size 1M "$tmp/no-such.trace"
+check "the field device preset" 0 "start=preconditioned device=field op=15 ru_pages=128$" -- \
+	--device field --capacity 512M "$tmp/ok.trace"
+check "refuses an unknown device preset" 2 "the only preset is 'field'" -- \
+	--device lab --capacity 512M "$tmp/ok.trace"
+
 # The binary form: the same replay, and truncation told apart.
 "$sim" --convert "$tmp/mixed.bin" "$tmp/mixed.trace" || echo "# --convert failed"
 text=$("$sim" --capacity 64M --ru-size 128K --op 7 --oracle 0 "$tmp/mixed.trace" 2>&1)
