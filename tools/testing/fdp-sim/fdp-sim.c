@@ -70,6 +70,12 @@ static void print_usage(FILE *f)
 	      "  --warmup BYTES     count only after this many host bytes\n"
 	      "  --disk MAJ:MIN     replay only this disk's records (default: the first seen)\n"
 	      "  --oracle N         also run the oracle with N handles (0: --handles)\n"
+	      "  --offered-load L   also time the writes on the flash: L is 'trace' (the\n"
+	      "                     trace's times), 'max' (--qd writes in flight) or\n"
+	      "                     BYTES per second; reports throughput and latency\n"
+	      "  --flash U,R,P,E[,B]  parallel flash units, read, program and erase\n"
+	      "                     times in us, pages per erase block [64,40,200,2000,256]\n"
+	      "  --qd N             writes in flight with --offered-load max       [64]\n"
 	      "  --resources        report CPU time, wall time and peak memory\n"
 	      "  --convert OUT      write the trace in binary form to OUT, replay nothing\n", f);
 }
@@ -398,52 +404,6 @@ static int convert(struct src *t, const char *out)
 	return 0;
 }
 
-/* Replay state: warm-up, and where the written pages go. */
-struct player {
-	struct fdpsim *s;
-	uint64_t warmup, w;
-	bool counting;
-};
-
-static int play(struct player *pl, const struct op *o, const uint32_t *life,
-		const uint64_t *bounds, unsigned int n)
-{
-	uint32_t k;
-
-	for (k = 0; k < o->pages; k++) {
-		unsigned int h = o->handle;
-
-		if (o->discard) {
-			fdpsim_discard(pl->s, o->page + k);
-			continue;
-		}
-		if (life) {
-			uint32_t l = life[k];
-
-			if (l == UINT32_MAX) {
-				h = n - 1;	/* never dies */
-			} else {
-				for (h = 0; h + 2 < n && l >= bounds[h]; h++)
-					;
-			}
-		}
-		if (fdpsim_write(pl->s, o->page + k, h, o->cgroup))
-			return -1;
-		if (++pl->w == pl->warmup && !pl->counting) {
-			fdpsim_reset_counters(pl->s);
-			pl->counting = true;
-		}
-	}
-	return 0;
-}
-
-/*
- * The oracle's future knowledge, from a backward pass over the operations
- * (spilled to @ops during the replay): each written page's lifetime, in
- * host pages written until its next overwrite or discard (UINT32_MAX:
- * never; longer lives are cut at UINT32_MAX - 1), into @lives in write
- * order, and their histogram in @hist.  Memory: 8 bytes per logical page.
- */
 #define HIST_SUB	32	/* buckets per power of two */
 #define HIST_N		(64 * HIST_SUB)
 #define CHUNK		65536
@@ -468,6 +428,115 @@ static uint64_t hist_floor(unsigned int b)
 	return (uint64_t)(HIST_SUB + b % HIST_SUB) << (e - 5);
 }
 
+/* --offered-load and the latency of each host page write. */
+struct clock {
+	struct fdpsim_timing tm;
+	double load;			/* bytes/s; 0: the trace's times; < 0: max */
+	uint32_t qd;			/* with max: writes in flight */
+	uint64_t *ring;			/* with max: completions of the last qd */
+	uint64_t arrival, first, last_done, n;
+	double sum;			/* of latencies, ns */
+	uint64_t hist[HIST_N];		/* latency, ns */
+};
+
+/* Replay state: warm-up, and where the written pages go. */
+struct player {
+	struct fdpsim *s;
+	uint64_t warmup, w;
+	bool counting;
+	struct clock *clk;		/* NULL: no timing */
+	uint64_t time_ns;		/* the current record's time */
+};
+
+static void clock_before(struct player *pl)
+{
+	struct clock *c = pl->clk;
+	uint64_t a;
+
+	if (c->load > 0)
+		a = (uint64_t)(pl->w * (double)FDPSIM_PAGE_SIZE * 1e9 / c->load);
+	else if (c->load < 0)
+		a = c->ring[pl->w % c->qd] > c->arrival ? c->ring[pl->w % c->qd] : c->arrival;
+	else
+		a = pl->time_ns;
+	c->arrival = a;
+	c->tm.now = a;
+}
+
+static void clock_after(struct player *pl)
+{
+	struct clock *c = pl->clk;
+	uint64_t done = c->tm.done;
+
+	if (c->load < 0)
+		c->ring[pl->w % c->qd] = done;
+	if (!pl->counting)
+		return;
+	if (!c->n++)
+		c->first = c->arrival;
+	if (done > c->last_done)
+		c->last_done = done;
+	c->hist[hist_bucket(done - c->arrival)]++;
+	c->sum += done - c->arrival;
+}
+
+/* The latency (us) under which a share @q of the counted writes completed. */
+static double clock_quantile(const struct clock *c, double q)
+{
+	uint64_t want = (uint64_t)ceil(q * c->n), sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < HIST_N; i++) {
+		sum += c->hist[i];
+		if (sum >= want && sum)
+			return hist_floor(i) / 1e3;
+	}
+	return 0;
+}
+
+static int play(struct player *pl, const struct op *o, const uint32_t *life,
+		const uint64_t *bounds, unsigned int n)
+{
+	uint32_t k;
+
+	for (k = 0; k < o->pages; k++) {
+		unsigned int h = o->handle;
+
+		if (o->discard) {
+			fdpsim_discard(pl->s, o->page + k);
+			continue;
+		}
+		if (life) {
+			uint32_t l = life[k];
+
+			if (l == UINT32_MAX) {
+				h = n - 1;	/* never dies */
+			} else {
+				for (h = 0; h + 2 < n && l >= bounds[h]; h++)
+					;
+			}
+		}
+		if (pl->clk)
+			clock_before(pl);
+		if (fdpsim_write(pl->s, o->page + k, h, o->cgroup))
+			return -1;
+		if (pl->clk)
+			clock_after(pl);
+		if (++pl->w == pl->warmup && !pl->counting) {
+			fdpsim_reset_counters(pl->s);
+			pl->counting = true;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The oracle's future knowledge, from a backward pass over the operations
+ * (spilled to @ops during the replay): each written page's lifetime, in
+ * host pages written until its next overwrite or discard (UINT32_MAX:
+ * never; longer lives are cut at UINT32_MAX - 1), into @lives in write
+ * order, and their histogram in @hist.  Memory: 8 bytes per logical page.
+ */
 static int backward(FILE *ops, uint64_t nops, uint64_t pages, uint64_t nw, FILE *lives,
 		    uint64_t *hist)
 {
@@ -671,6 +740,9 @@ int main(int argc, char **argv)
 		{ "resources", no_argument, NULL, 'R' },
 		{ "convert", required_argument, NULL, 'C' },
 		{ "device", required_argument, NULL, 'D' },
+		{ "offered-load", required_argument, NULL, 'L' },
+		{ "flash", required_argument, NULL, 'F' },
+		{ "qd", required_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'H' },
 		{}
 	};
@@ -680,6 +752,10 @@ int main(int argc, char **argv)
 	const char *disk = NULL, *err, *name, *gc_from, *conv = NULL;
 	int c, ret, oracle_n = -1, gc_set = 0, precondition = 0, resources = 0;
 	bool field = false, op_set = false, ru_set = false;
+	const char *load = NULL;
+	unsigned int units = 64, qd = 64, block_pages = 256;
+	double t_read = 40, t_prog = 200, t_erase = 2000;
+	struct clock *clk = NULL;
 	double t0 = wall_seconds(), c0 = cpu_seconds(), t1, c1;
 	struct src t = {};
 	struct fdpsim s;
@@ -704,6 +780,26 @@ int main(int argc, char **argv)
 		case 'o':
 			p.op = atof(optarg) / 100;
 			op_set = true;
+			break;
+		case 'L':
+			load = optarg;
+			break;
+		case 'F':
+			c = 0;
+			if (sscanf(optarg, "%u,%lf,%lf,%lf%n,%u%n", &units, &t_read, &t_prog,
+				   &t_erase, &c, &block_pages, &c) < 4 || optarg[c] || !units ||
+			    units > 65536 || !block_pages ||
+			    !(t_read >= 0) || !(t_prog > 0) || !(t_erase >= 0)) {
+				fprintf(stderr, "fdp-sim: --flash is UNITS,READ_US,PROGRAM_US,ERASE_US[,BLOCK_PAGES]\n");
+				return 2;
+			}
+			break;
+		case 'Q':
+			qd = atoi(optarg);
+			if (qd < 1 || qd > 65536) {
+				fprintf(stderr, "fdp-sim: --qd is 1 to 65536\n");
+				return 2;
+			}
 			break;
 		case 'D':
 			if (strcmp(optarg, "field")) {
@@ -809,6 +905,30 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fdp-sim: impossible device: %s\n", err);
 		return 2;
 	}
+	if (load) {
+		clk = calloc(1, sizeof(*clk));
+		if (!clk)
+			return 1;
+		if (!strcmp(load, "max")) {
+			clk->load = -1;
+		} else if (strcmp(load, "trace")) {
+			if (parse_bytes(load, &v) || !v) {
+				fprintf(stderr, "fdp-sim: --offered-load is trace, max or BYTES per second\n");
+				return 2;
+			}
+			clk->load = v;
+		}
+		clk->qd = qd;
+		clk->tm.units = units;
+		clk->tm.block_pages = block_pages;
+		clk->tm.t_read = t_read * 1e3;
+		clk->tm.t_prog = t_prog * 1e3;
+		clk->tm.t_erase = t_erase * 1e3;
+		clk->tm.busy = calloc(units, sizeof(*clk->tm.busy));
+		clk->ring = calloc(qd, sizeof(*clk->ring));
+		if (!clk->tm.busy || !clk->ring)
+			return 1;
+	}
 	if (oracle_n >= 0) {
 		spill = tmpfile();
 		if (!spill) {
@@ -823,6 +943,9 @@ int main(int argc, char **argv)
 	}
 	if (precondition)
 		fdpsim_precondition(&s);
+	/* Timing starts with the trace, on idle flash. */
+	s.tm = clk ? &clk->tm : NULL;
+	pl.clk = clk;
 	pl.warmup = warmup / FDPSIM_PAGE_SIZE;
 	pl.counting = !pl.warmup;
 	/* One pass over the trace, as it streams in. */
@@ -844,6 +967,7 @@ int main(int argc, char **argv)
 				piece.pages -= k;
 			}
 		}
+		pl.time_ns = (uint64_t)(t.last * 1e9 + 0.5);
 		if (play(&pl, &o, NULL, NULL, 0)) {
 			fprintf(stderr, "fdp-sim: garbage collection found nothing to reclaim\n");
 			return 1;
@@ -876,6 +1000,21 @@ int main(int argc, char **argv)
 		       (unsigned long long)v, (unsigned long long)s.windows[v].host,
 		       (unsigned long long)s.windows[v].media,
 		       (double)s.windows[v].media / s.windows[v].host);
+	if (clk) {
+		double secs = clk->n ? (clk->last_done - clk->first) / 1e9 : 0;
+
+		printf("timing load=%s units=%u read_us=%g program_us=%g erase_us=%g block_pages=%u",
+		       load, units, t_read, t_prog, t_erase, block_pages);
+		if (clk->load < 0)
+			printf(" qd=%u", qd);
+		printf(" write_mib_s=%.1f write_iops=%.0f lat_mean_us=%.0f lat_p50_us=%.0f"
+		       " lat_p99_us=%.0f lat_p999_us=%.0f\n",
+		       secs > 0 ? clk->n * (double)FDPSIM_PAGE_SIZE / secs / (1 << 20) : 0,
+		       secs > 0 ? clk->n / secs : 0, clk->n ? clk->sum / clk->n / 1e3 : 0,
+		       clock_quantile(clk, 0.5),
+		       clock_quantile(clk, 0.99), clock_quantile(clk, 0.999));
+	}
+	s.tm = NULL;
 	fdpsim_exit(&s);
 	t1 = wall_seconds();
 	c1 = cpu_seconds();

@@ -47,6 +47,24 @@ struct fdpsim_params {
 	uint64_t window;		/* host pages per WAF window, 0: none */
 };
 
+/*
+ * Optional timing of the flash behind the FTL: @units parallel units
+ * (dies), physical page p on unit p % units (reclaim units striped across
+ * them), each doing one read, program or erase at a time.  A host write
+ * arrives at @now; the GC it triggers is queued first, so it waits behind
+ * that work on its unit.  A GC copy reads on the victim's unit, then
+ * programs on the destination's; a victim's erase occupies each unit it
+ * spans, for its share of erase blocks of @block_pages.  Times in ns.
+ */
+struct fdpsim_timing {
+	uint32_t units, block_pages;
+	uint64_t t_read, t_prog, t_erase;
+	uint64_t now;			/* arrival of the current host write */
+	uint64_t done;			/* out: its completion */
+	uint64_t ready;			/* internal: when the data to program is there */
+	uint64_t *busy;			/* unit -> busy until */
+};
+
 struct fdpsim_window {
 	uint64_t host, media;
 };
@@ -68,6 +86,7 @@ struct fdpsim {
 	uint32_t nr_free;
 	uint32_t open[FDPSIM_MAX_HANDLES];	/* host-write RU per handle */
 	uint32_t gc_open[FDPSIM_MAX_HANDLES];	/* GC RU per handle (or [0]) */
+	struct fdpsim_timing *tm;	/* NULL: no timing */
 	/* Results */
 	uint64_t mapped;		/* logical pages holding data */
 	uint64_t host_pages, media_pages, gc_pages, discarded_pages;

@@ -179,6 +179,13 @@ static void append(struct fdpsim *s, uint32_t *ru, uint32_t l, uint16_t cg, uint
 		s->ru_handle[*ru] = h;
 	}
 	pp = *ru * s->p.ru_pages + s->fill[*ru]++;
+	if (s->tm) {
+		struct fdpsim_timing *tm = s->tm;
+		uint64_t *b = &tm->busy[pp % tm->units];
+
+		*b = (*b > tm->ready ? *b : tm->ready) + tm->t_prog;
+		tm->done = *b;
+	}
 	s->valid[*ru]++;
 	s->p2l[pp] = l;
 	s->l2p[l] = pp;
@@ -216,10 +223,33 @@ static int gc_one(struct fdpsim *s)
 			continue;
 		s->p2l[base + i] = FDPSIM_NONE;
 		s->valid[ru]--;
+		if (s->tm) {
+			uint64_t *b = &s->tm->busy[(base + i) % s->tm->units];
+
+			*b = (*b > s->tm->now ? *b : s->tm->now) + s->tm->t_read;
+			s->tm->ready = *b;
+		}
 		append(s, &s->gc_open[s->p.gc_dest == FDPSIM_GC_SHARED ? 0 : h], l, cg, h);
 		s->gc_pages++;
 		s->gc_by_handle[h]++;
 		s->gc_by_cgroup[cg % FDPSIM_MAX_CGROUPS]++;
+	}
+	if (s->tm) {
+		/*
+		 * Each unit erases its share of the victim: its pages in erase
+		 * blocks of block_pages, pro rata, so that scaled-down units
+		 * (fewer pages than a block per unit) cost what their share of
+		 * a real unit's erase would.
+		 */
+		uint32_t u, n = s->p.ru_pages < s->tm->units ? s->p.ru_pages : s->tm->units;
+		uint64_t per = (uint64_t)((double)s->tm->t_erase * s->p.ru_pages / n /
+					  s->tm->block_pages);
+
+		for (u = 0; u < n; u++) {
+			uint64_t *b = &s->tm->busy[(base + u) % s->tm->units];
+
+			*b = (*b > s->tm->now ? *b : s->tm->now) + per;
+		}
 	}
 	s->fill[ru] = 0;
 	s->free_list[s->nr_free++] = ru;
@@ -264,6 +294,8 @@ int fdpsim_write(struct fdpsim *s, uint64_t lpage, uint32_t handle, uint16_t cgr
 	while (s->nr_free < s->p.watermark)
 		if (gc_one(s))
 			return -ENOSPC;
+	if (s->tm)
+		s->tm->ready = s->tm->now;
 	append(s, &s->open[handle], lpage, cgroup, handle);
 	s->host_pages++;
 	s->host_by_handle[handle]++;

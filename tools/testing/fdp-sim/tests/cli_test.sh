@@ -132,6 +132,16 @@ check "the field device preset" 0 "start=preconditioned device=field op=15 ru_pa
 check "refuses an unknown device preset" 2 "the only preset is 'field'" -- \
 	--device lab --capacity 512M "$tmp/ok.trace"
 
+# Timing: a write to idle flash takes the program time (within the 3%
+# of the latency histogram's buckets); bad timing options are refused.
+check "a write to idle flash takes the program time" 0 \
+	"^timing load=1M .* write_iops=[0-9]+ lat_mean_us=200 lat_p50_us=(19[4-9]|200) " -- \
+	--capacity 512M --ru-size 1M --offered-load 1M "$tmp/ok.trace"
+check "refuses a bad --flash" 2 "flash is UNITS,READ_US,PROGRAM_US,ERASE_US" -- \
+	--capacity 512M --flash 64,40 --offered-load max "$tmp/ok.trace"
+check "refuses a bad --offered-load" 2 "offered-load is trace, max or BYTES per second" -- \
+	--capacity 512M --offered-load fast "$tmp/ok.trace"
+
 # The binary form: the same replay, and truncation told apart.
 "$sim" --convert "$tmp/mixed.bin" "$tmp/mixed.trace" || echo "# --convert failed"
 text=$("$sim" --capacity 64M --ru-size 128K --op 7 --oracle 0 "$tmp/mixed.trace" 2>&1)
