@@ -906,18 +906,21 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (load) {
-		clk = calloc(1, sizeof(*clk));
-		if (!clk)
-			return 1;
+		double rate = 0;
+
 		if (!strcmp(load, "max")) {
-			clk->load = -1;
+			rate = -1;
 		} else if (strcmp(load, "trace")) {
 			if (parse_bytes(load, &v) || !v) {
 				fprintf(stderr, "fdp-sim: --offered-load is trace, max or BYTES per second\n");
 				return 2;
 			}
-			clk->load = v;
+			rate = v;
 		}
+		clk = calloc(1, sizeof(*clk));
+		if (!clk)
+			return 1;
+		clk->load = rate;
 		clk->qd = qd;
 		clk->tm.units = units;
 		clk->tm.block_pages = block_pages;
@@ -1016,6 +1019,11 @@ int main(int argc, char **argv)
 	}
 	s.tm = NULL;
 	fdpsim_exit(&s);
+	if (clk) {
+		free(clk->tm.busy);
+		free(clk->ring);
+		free(clk);
+	}
 	t1 = wall_seconds();
 	c1 = cpu_seconds();
 	if (spill) {
