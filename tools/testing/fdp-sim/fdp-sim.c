@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,24 +115,30 @@ static unsigned int cgroup_slot(struct src *t, uint64_t id)
 	return t->nr_cgroups++;
 }
 
-#define SRC_ERR(t, ...) do {						\
-	fprintf(stderr, "%s:%lu: ", (t)->name, (t)->lineno);		\
-	fprintf(stderr, __VA_ARGS__);					\
-	fputc('\n', stderr);						\
-	return -1;							\
-} while (0)
+/* Say what is wrong with the trace, where: FILE:LINE (binary: record). */
+static int src_err(const struct src *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s:%lu: ", t->name, t->lineno);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
 
 static int header_seen(struct src *t)
 {
 	if (t->records)
-		SRC_ERR(t, "device header after the first record");
+		return src_err(t, "device header after the first record");
 	if (!t->pages && t->hdr.capacity) {
 		if (t->hdr.capacity % FDPSIM_PAGE_SIZE)
-			SRC_ERR(t, "capacity is not whole 4 KiB pages");
+			return src_err(t, "capacity is not whole 4 KiB pages");
 		t->pages = t->hdr.capacity / FDPSIM_PAGE_SIZE;
 	}
 	if (t->hdr.capacity && t->hdr.capacity != t->pages * FDPSIM_PAGE_SIZE)
-		SRC_ERR(t, "the trace is of a %llu-byte disk, the model's is %llu bytes",
+		return src_err(t, "the trace is of a %llu-byte disk, the model's is %llu bytes",
 			(unsigned long long)t->hdr.capacity,
 			(unsigned long long)(t->pages * FDPSIM_PAGE_SIZE));
 	return 0;
@@ -148,9 +155,9 @@ static int text_next(struct src *t, struct trace_rec *r)
 
 		t->lineno++;
 		if (!strchr(line, '\n') && !feof(t->f))
-			SRC_ERR(t, "line too long");
+			return src_err(t, "line too long");
 		if (feof(t->f) && !strchr(line, '\n') && line[0])
-			SRC_ERR(t, "truncated record (no end of line)");
+			return src_err(t, "truncated record (no end of line)");
 		ret = trace_parse_header(line, &t->hdr, &why);
 		if (ret > 0) {
 			if (header_seen(t))
@@ -160,12 +167,12 @@ static int text_next(struct src *t, struct trace_rec *r)
 		if (!ret)
 			ret = trace_parse_line(line, r, &why);
 		if (ret < 0)
-			SRC_ERR(t, "%s", why);
+			return src_err(t, "%s", why);
 		if (ret)
 			return 1;
 	}
 	if (ferror(t->f))
-		SRC_ERR(t, "read error");
+		return src_err(t, "read error");
 	return 0;
 }
 
@@ -179,25 +186,26 @@ static int bin_next(struct src *t, struct trace_rec *r)
 		n = fread(&b, 1, sizeof(b), t->f);
 		if (n != sizeof(b)) {
 			if (ferror(t->f))
-				SRC_ERR(t, "read error");
+				return src_err(t, "read error");
 			if (t->bin_end && !n)
 				return 0;
 			if (n)
-				SRC_ERR(t, "truncated binary trace (a partial record)");
-			SRC_ERR(t, "truncated binary trace (no end record)");
+				return src_err(t, "truncated binary trace (a partial record)");
+			return src_err(t, "truncated binary trace (no end record)");
 		}
 		if (t->bin_end)
-			SRC_ERR(t, "data after the end record");
+			return src_err(t, "data after the end record");
 		t->lineno++;
 		switch (b.op) {
 		case TRACE_BIN_CGROUP:
 			if (b.cgroup >= FDPSIM_MAX_CGROUPS)
-				SRC_ERR(t, "cgroup slot %u out of range", b.cgroup);
+				return src_err(t, "cgroup slot %u out of range", b.cgroup);
 			t->bin_ids[b.cgroup] = b.sector;
 			continue;
 		case TRACE_BIN_END:
 			if (b.sector != t->lineno - 1)
-				SRC_ERR(t, "end record counts %llu records, the file has %lu",
+				return src_err(t,
+					       "end record counts %llu records, the file has %lu",
 					(unsigned long long)b.sector, t->lineno - 1);
 			t->bin_end = true;
 			continue;
@@ -206,12 +214,12 @@ static int bin_next(struct src *t, struct trace_rec *r)
 		case 'Z':
 			break;
 		default:
-			SRC_ERR(t, "unknown binary record type %u", b.op);
+			return src_err(t, "unknown binary record type %u", b.op);
 		}
 		if (!b.sectors)
-			SRC_ERR(t, "SECTORS must be 1 to 2^32 - 1");
+			return src_err(t, "SECTORS must be 1 to 2^32 - 1");
 		if (b.cgroup >= FDPSIM_MAX_CGROUPS)
-			SRC_ERR(t, "cgroup slot %u out of range", b.cgroup);
+			return src_err(t, "cgroup slot %u out of range", b.cgroup);
 		r->time = b.time_ns / 1e9;
 		r->major = t->major;
 		r->minor = t->minor;
@@ -257,11 +265,12 @@ static int src_start(struct src *t, const char *want_disk)
 		t->binary = true;
 		if (fread(&h, sizeof(h), 1, t->f) != 1 ||
 		    memcmp(h.magic, TRACE_BIN_MAGIC, sizeof(h.magic)))
-			SRC_ERR(t, "not an fdp-sim binary trace (bad or short header)");
+			return src_err(t, "not an fdp-sim binary trace (bad or short header)");
 		if (h.ruh_type > TRACE_RUHT_PERSISTENTLY)
-			SRC_ERR(t, "binary header: unknown handle type %u", h.ruh_type);
+			return src_err(t, "binary header: unknown handle type %u", h.ruh_type);
 		if (t->have_disk && (t->major != h.major || t->minor != h.minor))
-			SRC_ERR(t, "the binary trace is of disk %u:%u only", h.major, h.minor);
+			return src_err(t, "the binary trace is of disk %u:%u only",
+				       h.major, h.minor);
 		t->major = h.major;
 		t->minor = h.minor;
 		t->have_disk = true;
@@ -297,7 +306,7 @@ static int src_next_disk_rec(struct src *t, struct trace_rec *r)
 		if (r->major != t->major || r->minor != t->minor)
 			continue;
 		if (r->time < t->last)
-			SRC_ERR(t, "time goes back (%.6f after %.6f)", r->time, t->last);
+			return src_err(t, "time goes back (%.6f after %.6f)", r->time, t->last);
 		t->last = r->time;
 		return 1;
 	}
@@ -315,10 +324,10 @@ static int src_next_op(struct src *t, struct op *o)
 		if (ret <= 0)
 			return ret;
 		if (!t->pages)
-			SRC_ERR(t, "no --capacity, and the trace has no device header");
+			return src_err(t, "no --capacity, and the trace has no device header");
 		end = r.sector + r.sectors;
 		if (end > t->pages * SECTORS_PER_PAGE)
-			SRC_ERR(t, "sectors %llu..%llu are past the capacity (%llu sectors)",
+			return src_err(t, "sectors %llu..%llu are past the capacity (%llu sectors)",
 				(unsigned long long)r.sector, (unsigned long long)end - 1,
 				(unsigned long long)(t->pages * SECTORS_PER_PAGE));
 		memset(o, 0, sizeof(*o));
@@ -328,7 +337,8 @@ static int src_next_op(struct src *t, struct op *o)
 			o->pages = (end + SECTORS_PER_PAGE - 1) / SECTORS_PER_PAGE - o->page;
 			o->handle = r.stream ? r.stream - 1 : 0;
 			if (o->handle >= t->handles)
-				SRC_ERR(t, "stream %u but the device has %u handles", r.stream,
+				return src_err(t, "stream %u but the device has %u handles",
+					       r.stream,
 					t->handles);
 			t->write_pages += o->pages;
 		} else {
@@ -602,6 +612,30 @@ out:
 }
 
 /*
+ * The lives of the next @pages written pages, contiguous in @lb (CHUNK
+ * of them, [*lpos, *lfill) not yet used), read on from @lives as needed;
+ * NULL if the file ends first.
+ */
+static const uint32_t *next_lives(FILE *lives, uint32_t *lb, uint64_t *lpos,
+				  uint64_t *lfill, uint32_t pages)
+{
+	const uint32_t *life;
+
+	if (*lpos + pages > *lfill) {
+		uint64_t keep = *lfill - *lpos;
+
+		memmove(lb, lb + *lpos, keep * sizeof(*lb));
+		*lfill = keep + fread(lb + keep, sizeof(*lb), CHUNK - keep, lives);
+		*lpos = 0;
+		if (pages > *lfill)
+			return NULL;
+	}
+	life = lb + *lpos;
+	*lpos += pages;
+	return life;
+}
+
+/*
  * Oracle: the best of several ways to bin writes by known lifetime into
  * @n handles: equal shares of bytes by lifetime, and log-spaced lifetimes
  * around the capacity.  Pages that never die get the last handle.  The
@@ -666,21 +700,11 @@ static double oracle(const struct fdpsim_params *p, FILE *ops, uint64_t nops, ui
 				const uint32_t *life = NULL;
 
 				if (!o->discard) {
-					/* Lives of this op's pages, contiguous in lb[]. */
-					if (lpos + o->pages > lfill) {
-						uint64_t keep = lfill - lpos, want;
-
-						memmove(lb, lb + lpos, keep * 4);
-						want = CHUNK - keep;
-						lfill = keep + fread(lb + keep, 4, want, lives);
-						lpos = 0;
-						if (o->pages > lfill) {
-							ok = false;
-							break;
-						}
+					life = next_lives(lives, lb, &lpos, &lfill, o->pages);
+					if (!life) {
+						ok = false;
+						break;
 					}
-					life = lb + lpos;
-					lpos += o->pages;
 				}
 				if (play(&pl, o, life, bounds, n)) {
 					ok = false;
@@ -790,7 +814,8 @@ int main(int argc, char **argv)
 				   &t_erase, &c, &block_pages, &c) < 4 || optarg[c] || !units ||
 			    units > 65536 || !block_pages ||
 			    !(t_read >= 0) || !(t_prog > 0) || !(t_erase >= 0)) {
-				fprintf(stderr, "fdp-sim: --flash is UNITS,READ_US,PROGRAM_US,ERASE_US[,BLOCK_PAGES]\n");
+				fprintf(stderr,
+					"fdp-sim: --flash is UNITS,READ_US,PROGRAM_US,ERASE_US[,BLOCK_PAGES]\n");
 				return 2;
 			}
 			break;
@@ -912,7 +937,8 @@ int main(int argc, char **argv)
 			rate = -1;
 		} else if (strcmp(load, "trace")) {
 			if (parse_bytes(load, &v) || !v) {
-				fprintf(stderr, "fdp-sim: --offered-load is trace, max or BYTES per second\n");
+				fprintf(stderr,
+					"fdp-sim: --offered-load is trace, max or BYTES per second\n");
 				return 2;
 			}
 			rate = v;
@@ -962,7 +988,8 @@ int main(int argc, char **argv)
 
 				w.pages = k;
 				if (fwrite(&w, sizeof(w), 1, spill) != 1) {
-					fprintf(stderr, "fdp-sim: cannot write the temporary file\n");
+					fprintf(stderr,
+						"fdp-sim: cannot write the temporary file\n");
 					return 1;
 				}
 				nops++;
@@ -1006,14 +1033,15 @@ int main(int argc, char **argv)
 	if (clk) {
 		double secs = clk->n ? (clk->last_done - clk->first) / 1e9 : 0;
 
-		printf("timing load=%s units=%u read_us=%g program_us=%g erase_us=%g block_pages=%u",
-		       load, units, t_read, t_prog, t_erase, block_pages);
+		printf("timing load=%s units=%u read_us=%g program_us=%g erase_us=%g",
+		       load, units, t_read, t_prog, t_erase);
+		printf(" block_pages=%u", block_pages);
 		if (clk->load < 0)
 			printf(" qd=%u", qd);
-		printf(" write_mib_s=%.1f write_iops=%.0f lat_mean_us=%.0f lat_p50_us=%.0f"
-		       " lat_p99_us=%.0f lat_p999_us=%.0f\n",
+		printf(" write_mib_s=%.1f write_iops=%.0f lat_mean_us=%.0f",
 		       secs > 0 ? clk->n * (double)FDPSIM_PAGE_SIZE / secs / (1 << 20) : 0,
-		       secs > 0 ? clk->n / secs : 0, clk->n ? clk->sum / clk->n / 1e3 : 0,
+		       secs > 0 ? clk->n / secs : 0, clk->n ? clk->sum / clk->n / 1e3 : 0);
+		printf(" lat_p50_us=%.0f lat_p99_us=%.0f lat_p999_us=%.0f\n",
 		       clock_quantile(clk, 0.5),
 		       clock_quantile(clk, 0.99), clock_quantile(clk, 0.999));
 	}
@@ -1041,9 +1069,9 @@ int main(int argc, char **argv)
 		struct rusage ru_self;
 
 		getrusage(RUSAGE_SELF, &ru_self);
-		printf("replay_cpu_s=%.3f replay_wall_s=%.3f total_cpu_s=%.3f total_wall_s=%.3f"
-		       " trace_write_pages=%llu peak_rss_kib=%ld rss_bytes_per_page=%.2f\n",
-		       c1 - c0, t1 - t0, cpu_seconds() - c0, wall_seconds() - t0,
+		printf("replay_cpu_s=%.3f replay_wall_s=%.3f total_cpu_s=%.3f total_wall_s=%.3f",
+		       c1 - c0, t1 - t0, cpu_seconds() - c0, wall_seconds() - t0);
+		printf(" trace_write_pages=%llu peak_rss_kib=%ld rss_bytes_per_page=%.2f\n",
 		       (unsigned long long)t.write_pages, ru_self.ru_maxrss,
 		       ru_self.ru_maxrss * 1024.0 / p.logical_pages);
 	}

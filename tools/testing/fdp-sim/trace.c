@@ -35,7 +35,7 @@ int trace_parse_header(const char *line, struct trace_header *h, const char **wh
 				if (!strcmp(val, trace_ruh_type_names[i]))
 					break;
 			if (i == 3) {
-				*why = "header: ruh-type is not initially-isolated, persistently-isolated or unknown";
+				*why = "header: unknown ruh-type";
 				return -1;
 			}
 			h->ruh_type = i;

@@ -20,6 +20,8 @@
 #include "../fdpsim.h"
 #include "rng.h"
 
+#define ARRAY_SIZE(x)	(sizeof(x) / sizeof((x)[0]))
+
 static uint64_t logical = 1 << 20;	/* 4 GiB; --quick: a quarter */
 static struct fdpsim_params dev;
 static unsigned int units = FDPSIM_FIELD_UNITS;
@@ -39,9 +41,9 @@ static unsigned int units = FDPSIM_FIELD_UNITS;
 /* Zipf-like rank in [0, n) with exponent theta (continuous inversion). */
 static double zipf_rank(double n, double theta)
 {
-	double u = (rnd() >> 11) * 0x1.0p-53, x;
+	double u = (rnd() >> 11) / 9007199254740992.0, x;	/* [0, 1): 53 bits */
 
-	if (fabs(theta - 1) < 1e-9)
+	if (theta == 1)
 		x = pow(n + 1.0, u);
 	else
 		x = pow(u * (pow(n + 1.0, 1 - theta) - 1) + 1, 1 / (1 - theta));
@@ -189,12 +191,14 @@ static double run_skewed(const struct fig *f) { return skewed(f->a, f->b, f->fdp
 static double run_zipf(const struct fig *f) { return zipf_waf(f->a); }
 
 static const struct fig figs[] = {
-	{ "Fig. 7  hot/cold 80/20, 90% full, conventional", 1.81, run_hotcold, 0.90, 0, false, FIG7 },
+	{ "Fig. 7  hot/cold 80/20, 90% full, Conv", 1.81, run_hotcold, 0.90, 0, false, FIG7 },
 	{ "Fig. 7  hot/cold 80/20, 90% full, FDP", 1.00, run_hotcold, 0.90, 0, true, FIG7 },
-	{ "Fig. 7  hot/cold 80/20, 99% full, conventional", 2.51, run_hotcold, 0.99, 0, false, FIG7 },
+	{ "Fig. 7  hot/cold 80/20, 99% full, Conv", 2.51, run_hotcold, 0.99, 0, false, FIG7 },
 	{ "Fig. 7  hot/cold 80/20, 99% full, FDP", 2.43, run_hotcold, 0.99, 0, true, FIG7 },
-	{ "Fig. 8  zipf 1.4 on 80% + uniform on 20%, conventional", 1.77, run_skewed, 1.4, 0.8, false, NULL },
-	{ "Fig. 8  zipf 1.4 on 80% + uniform on 20%, FDP", 1.25, run_skewed, 1.4, 0.8, true, NULL },
+	{ "Fig. 8  zipf 1.4 on 80% + uniform on 20%, Conv", 1.77, run_skewed, 1.4, 0.8, false,
+	  NULL },
+	{ "Fig. 8  zipf 1.4 on 80% + uniform on 20%, FDP", 1.25, run_skewed, 1.4, 0.8, true,
+	  NULL },
 	{ "Fig. 22 zipf 0.6", 4.2, run_zipf, 0.6, 0, false, FIG22 },
 	{ "Fig. 22 zipf 0.8", 1.6, run_zipf, 0.8, 0, false, FIG22 },
 	{ "Fig. 22 zipf 1.0", 1.2, run_zipf, 1.0, 0, false, NULL },
@@ -220,7 +224,9 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--quick")) {
 			logical /= 4;
 		} else {
-			fprintf(stderr, "usage: calibrate [--op PCT] [--gc-dest per-handle|shared] [--units N] [--quick]\n");
+			fprintf(stderr, "usage: calibrate [--op PCT]");
+			fprintf(stderr, " [--gc-dest per-handle|shared]");
+			fprintf(stderr, " [--units N] [--quick]\n");
 			return 2;
 		}
 	}
@@ -231,7 +237,7 @@ int main(int argc, char **argv)
 	       dev.gc_dest == FDPSIM_GC_SHARED ? "shared (initially isolated)" :
 	       "per-handle (persistently isolated)", (unsigned long long)logical);
 	printf("%-56s %9s %6s %7s\n", "figure (seed 000)", "published", "model", "error");
-	for (i = 0; i < sizeof(figs) / sizeof(figs[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(figs); i++) {
 		const struct fig *f = &figs[i];
 		double m = f->run(f), e = (m - f->published) / f->published;
 

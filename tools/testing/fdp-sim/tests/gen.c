@@ -22,7 +22,6 @@
 
 #define REC_PAGES	16
 
-
 int main(int argc, char **argv)
 {
 	struct trace_bin_header h = { .magic = TRACE_BIN_MAGIC, .major = 259 };
@@ -36,7 +35,8 @@ int main(int argc, char **argv)
 		mixed |= !strcmp(argv[i], "mixed");
 	}
 	if (argc < 6 || argc > 8 || argc != 6 + seq + mixed) {
-		fprintf(stderr, "usage: gen OUT PAGES PASSES HOT_PCT HOT_SHARE_PCT [seq] [mixed]\n");
+		fprintf(stderr,
+			"usage: gen OUT PAGES PASSES HOT_PCT HOT_SHARE_PCT [seq] [mixed]\n");
 		return 2;
 	}
 	pages = strtoull(argv[2], NULL, 0) / REC_PAGES * REC_PAGES;

@@ -40,7 +40,6 @@ static void result(int ok, const char *fmt, ...)
 		failed++;
 }
 
-
 #define RU_PAGES	2048
 #define LOGICAL		(1024ull * RU_PAGES)
 
