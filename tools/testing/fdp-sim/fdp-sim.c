@@ -699,6 +699,9 @@ static double oracle(const struct fdpsim_params *p, FILE *ops, uint64_t nops, ui
 				const struct op *o = &buf[j];
 				const uint32_t *life = NULL;
 
+				if (j + 8 < m)
+					fdpsim_prefetch(&s, buf[j + 8].page);
+
 				if (!o->discard) {
 					life = next_lives(lives, lb, &lpos, &lfill, o->pages);
 					if (!life) {

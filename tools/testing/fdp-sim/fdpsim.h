@@ -104,6 +104,14 @@ int fdpsim_init(struct fdpsim *s, const struct fdpsim_params *p);
 void fdpsim_exit(struct fdpsim *s);
 int fdpsim_write(struct fdpsim *s, uint64_t lpage, uint32_t handle, uint16_t cgroup);
 void fdpsim_precondition(struct fdpsim *s);
+
+/* A write of @lpage is coming: fetch its forward map entry ahead. */
+static inline void fdpsim_prefetch(const struct fdpsim *s, uint64_t lpage)
+{
+	if (lpage < s->p.logical_pages)
+		__builtin_prefetch(&s->l2p[lpage], 1);
+}
+
 void fdpsim_discard(struct fdpsim *s, uint64_t lpage);
 double fdpsim_waf(const struct fdpsim *s);
 void fdpsim_reset_counters(struct fdpsim *s);

@@ -121,7 +121,7 @@ size_t fdpsim_bytes_per_page(const struct fdpsim *s)
 }
 
 /* Full RUs sit in a list per valid count, for greedy victim choice. */
-static void bucket_add(struct fdpsim *s, uint32_t ru)
+static inline void bucket_add(struct fdpsim *s, uint32_t ru)
 {
 	uint32_t v = s->valid[ru], head = s->bucket[v];
 
@@ -134,7 +134,7 @@ static void bucket_add(struct fdpsim *s, uint32_t ru)
 		s->min_bucket = v;
 }
 
-static void bucket_del(struct fdpsim *s, uint32_t ru)
+static inline void bucket_del(struct fdpsim *s, uint32_t ru)
 {
 	uint32_t v = s->valid[ru];
 
@@ -152,7 +152,7 @@ static bool ru_is_full(const struct fdpsim *s, uint32_t ru)
 	return s->fill[ru] == s->p.ru_pages;
 }
 
-static void invalidate(struct fdpsim *s, uint32_t ppage)
+static inline void invalidate(struct fdpsim *s, uint32_t ppage)
 {
 	uint32_t ru = ppage / s->p.ru_pages;
 
@@ -167,7 +167,7 @@ static void invalidate(struct fdpsim *s, uint32_t ppage)
 }
 
 /* Place logical page @l on the next page of *@ru, opening a unit if needed. */
-static void append(struct fdpsim *s, uint32_t *ru, uint32_t l, uint16_t cg, uint8_t h)
+static inline void append(struct fdpsim *s, uint32_t *ru, uint32_t l, uint16_t cg, uint8_t h)
 {
 	uint32_t pp;
 
@@ -218,6 +218,10 @@ static int gc_one(struct fdpsim *s)
 		uint32_t l = s->p2l[base + i];
 		uint8_t h = ph[base + i];
 		uint16_t cg = s->owner[base + i];
+
+		/* Each copy's forward map entry is a cache miss: fetch ahead. */
+		if (i + 32 < s->p.ru_pages && s->p2l[base + i + 32] != FDPSIM_NONE)
+			__builtin_prefetch(&s->l2p[s->p2l[base + i + 32]], 1);
 
 		if (l == FDPSIM_NONE)
 			continue;

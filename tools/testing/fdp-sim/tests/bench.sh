@@ -6,7 +6,7 @@
 # reclaim units, from its binary form, with the oracle.  Fails unless the
 # replay runs at 5 M host page writes per second of CPU time or more, and
 # the peak resident memory, oracle included, is at most 16 bytes per
-# logical page.  Rates per wall-clock second are printed too: on a loaded
+# logical page; says whether the whole run with the oracle meets 5 M/s.  Rates per wall-clock second are printed too: on a loaded
 # machine they say more about the load than about fdp-sim.
 cd "$(dirname "$0")/.." || exit 1
 tmp=$(mktemp -d)
@@ -25,6 +25,8 @@ echo "$out" | awk -F'[ =]' -v pages="$pages" '/^replay_cpu_s=/ {
 		n / v["total_cpu_s"] / 1e6, n / v["total_wall_s"] / 1e6
 	printf "peak RSS %d KiB: %.2f bytes per logical page (%d pages)\n",
 		v["peak_rss_kib"], v["rss_bytes_per_page"], pages
+	printf "with the oracle: %s the 5 M/s target (not held: see README.rst)\n",
+		(n / v["total_cpu_s"] >= 5e6 ? "meets" : "misses")
 	rate = n / v["replay_cpu_s"]
 	ok = rate >= 5e6 && v["rss_bytes_per_page"] <= 16
 	print (ok ? "bench: PASS" : "bench: FAIL") \
