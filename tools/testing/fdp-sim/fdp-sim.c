@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fdp-sim: replay a block trace (see trace.h) on a model FDP SSD and report
- * write amplification; optionally also the WAF of an oracle that places
- * the same writes by their known death times.
+ * fdp-sim: replay a block trace (see trace.h; text or binary, read once as
+ * a stream) on a model FDP SSD and report write amplification; optionally
+ * also the WAF of an oracle that places the same writes by their known
+ * death times (from a backward pass over a spill file), and the write
+ * throughput and latency the flash behind the model would give.
  */
 #include <errno.h>
 #include <getopt.h>
