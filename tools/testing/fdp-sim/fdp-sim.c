@@ -793,6 +793,7 @@ int main(int argc, char **argv)
 	FILE *spill = NULL;
 	struct op o;
 
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -874,12 +875,15 @@ int main(int argc, char **argv)
 			print_usage(stdout);
 			return 0;
 		default:
-			print_usage(stderr);
+			fprintf(stderr,
+				"fdp-sim: unknown option or missing value: '%s' (see --help)\n",
+				argv[optind - 1]);
 			return 2;
 		}
 	}
 	if (optind != argc - 1) {
-		print_usage(stderr);
+		fprintf(stderr, "fdp-sim: expected one trace file, got %d (see --help)\n",
+			argc - optind);
 		return 2;
 	}
 	if (capacity % FDPSIM_PAGE_SIZE || ru % FDPSIM_PAGE_SIZE || !ru) {

@@ -99,7 +99,12 @@ check "rejects a capacity that is not whole pages" 2 "multiples of 4 KiB" -- \
 	--capacity 1000 "$tmp/ok.trace"
 check "needs a capacity" 1 "ok.trace:2: no --capacity, and the trace has no device header" -- \
 	"$tmp/ok.trace"
-check "refuses an unknown option" 2 "unrecognized option|usage" -- --no-such "$tmp/ok.trace"
+check "refuses an unknown option in one line" 2 \
+	"^fdp-sim: unknown option or missing value: '--no-such' \(see --help\)\$" -- \
+	--no-such "$tmp/ok.trace"
+check "refuses an option without its value" 2 "missing value: '--capacity'" -- --capacity
+check "needs exactly one trace" 2 "^fdp-sim: expected one trace file, got 2 \(see --help\)\$" -- \
+	--capacity 512M "$tmp/ok.trace" "$tmp/ok.trace"
 
 # The device header: capacity and reclaim unit handle type.
 { echo "# device capacity=536870912 ruh-type=initially-isolated"; cat "$tmp/ok.trace"; } \
