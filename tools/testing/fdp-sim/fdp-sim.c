@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fdp-sim: replay a block trace (see trace.h) on a model FDP SSD and report
- * write amplification; optionally also the WAF of an oracle that places
- * the same writes by their known death times.
+ * fdp-sim: replay a block trace (see trace.h; text or binary, read once as
+ * a stream) on a model FDP SSD and report write amplification; optionally
+ * also the WAF of an oracle that places the same writes by their known
+ * death times (from a backward pass over a spill file), and the write
+ * throughput and latency the flash behind the model would give.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "fdpsim.h"
 #include "trace.h"
@@ -17,7 +23,7 @@
 #define SECTORS_PER_PAGE	(FDPSIM_PAGE_SIZE / 512)
 #define NEVER			UINT64_MAX
 
-/* A trace, at page granularity, as the model replays it. */
+/* A trace record at page granularity, as the model replays it. */
 struct op {
 	uint64_t page;		/* first page */
 	uint32_t pages;
@@ -26,27 +32,55 @@ struct op {
 	uint16_t cgroup;	/* cgroup slot */
 };
 
-struct trace {
-	struct op *ops;
-	size_t nr, cap;
+/* The input trace, read once as a stream: text or binary. */
+struct src {
+	FILE *f;
+	const char *name;
+	bool binary;
+	unsigned long lineno;		/* text: line; binary: record */
+	struct trace_header hdr;	/* what its "# device" header says */
+	bool records;			/* a record was read */
+	bool have_disk;
+	unsigned int major, minor;
+	double last;
+	uint64_t pages;			/* capacity, 0 until known */
+	uint32_t handles;
+	bool pending;			/* rec was read ahead by src_start() */
+	struct trace_rec rec;
 	uint64_t cgroup_ids[FDPSIM_MAX_CGROUPS];
 	unsigned int nr_cgroups;
+	uint64_t bin_ids[FDPSIM_MAX_CGROUPS];	/* binary: file slot -> cgroup ID */
+	bool bin_end;
 	uint64_t write_pages;
 };
 
 static void print_usage(FILE *f)
 {
-	fputs("usage: fdp-sim [options] TRACE (- for standard input)\n"
-	      "  --capacity BYTES   logical capacity of the disk (required; K, M, G)\n"
+	fputs("usage: fdp-sim [options] TRACE (- for standard input; text or binary)\n"
+	      "       fdp-sim --convert OUT [--capacity BYTES] [--disk MAJ:MIN] TEXT-TRACE\n"
+	      "  --capacity BYTES   logical capacity of the disk (K, M, G; required\n"
+	      "                     unless the trace header records it)\n"
+	      "  --device field     the calibrated field device (README.rst): 15%% OP,\n"
+	      "                     units of 1/1024 of the capacity, preconditioned\n"
 	      "  --op PCT           over-provisioning in percent of capacity      [7]\n"
 	      "  --ru-size BYTES    reclaim unit size                              [1M]\n"
 	      "  --handles N        placement handles                              [8]\n"
 	      "  --watermark N      garbage collect below N free reclaim units     [4]\n"
-	      "  --gc-dest D        per-handle or shared: where GC writes copies   [per-handle]\n"
+	      "  --gc-dest D        per-handle or shared: where GC writes copies\n"
+	      "                     [the trace's handle type, else per-handle]\n"
+	      "  --precondition     map every logical page before the trace starts\n"
 	      "  --window BYTES     also report WAF per window of host writes\n"
 	      "  --warmup BYTES     count only after this many host bytes\n"
 	      "  --disk MAJ:MIN     replay only this disk's records (default: the first seen)\n"
-	      "  --oracle N         also run the oracle with N handles (0: --handles)\n", f);
+	      "  --oracle N         also run the oracle with N handles (0: --handles)\n"
+	      "  --offered-load L   also time the writes on the flash: L is 'trace' (the\n"
+	      "                     trace's times), 'max' (--qd writes in flight) or\n"
+	      "                     BYTES per second; reports throughput and latency\n"
+	      "  --flash U,R,P,E[,B]  parallel flash units, read, program and erase\n"
+	      "                     times in us, pages per erase block [64,40,200,2000,256]\n"
+	      "  --qd N             writes in flight with --offered-load max       [64]\n"
+	      "  --resources        report CPU time, wall time and peak memory\n"
+	      "  --convert OUT      write the trace in binary form to OUT, replay nothing\n", f);
 }
 
 static int parse_bytes(const char *s, uint64_t *v)
@@ -70,7 +104,7 @@ static int parse_bytes(const char *s, uint64_t *v)
 	return 0;
 }
 
-static unsigned int cgroup_slot(struct trace *t, uint64_t id)
+static unsigned int cgroup_slot(struct src *t, uint64_t id)
 {
 	unsigned int i;
 
@@ -83,248 +117,640 @@ static unsigned int cgroup_slot(struct trace *t, uint64_t id)
 	return t->nr_cgroups++;
 }
 
-static int add_op(struct trace *t, const struct op *o)
+/* Say what is wrong with the trace, where: FILE:LINE (binary: record). */
+static int src_err(const struct src *t, const char *fmt, ...)
 {
-	if (t->nr == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 65536;
-		struct op *ops = realloc(t->ops, cap * sizeof(*ops));
+	va_list ap;
 
-		if (!ops)
-			return -ENOMEM;
-		t->ops = ops;
-		t->cap = cap;
+	fprintf(stderr, "%s:%lu: ", t->name, t->lineno);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+static int header_seen(struct src *t)
+{
+	if (t->records)
+		return src_err(t, "device header after the first record");
+	if (!t->pages && t->hdr.capacity) {
+		if (t->hdr.capacity % FDPSIM_PAGE_SIZE)
+			return src_err(t, "capacity is not whole 4 KiB pages");
+		t->pages = t->hdr.capacity / FDPSIM_PAGE_SIZE;
 	}
-	t->ops[t->nr++] = *o;
+	if (t->hdr.capacity && t->hdr.capacity != t->pages * FDPSIM_PAGE_SIZE)
+		return src_err(t, "the trace is of a %llu-byte disk, the model's is %llu bytes",
+			(unsigned long long)t->hdr.capacity,
+			(unsigned long long)(t->pages * FDPSIM_PAGE_SIZE));
 	return 0;
 }
 
-/* Read and check the whole trace; print the first error with its line. */
-static int load_trace(FILE *f, const char *name, const char *want_disk,
-		      uint64_t pages, uint32_t handles, struct trace *t)
+/* The next record of a text trace: 1, 0 at the end, -1 bad (said). */
+static int text_next(struct src *t, struct trace_rec *r)
 {
-	unsigned int want_major = 0, want_minor = 0;
-	bool have_disk = false;
 	char line[1024];
-	double last = 0;
-	unsigned long lineno = 0;
+
+	while (fgets(line, sizeof(line), t->f)) {
+		const char *why = NULL;
+		int ret;
+
+		t->lineno++;
+		if (!strchr(line, '\n') && !feof(t->f))
+			return src_err(t, "line too long");
+		if (feof(t->f) && !strchr(line, '\n') && line[0])
+			return src_err(t, "truncated record (no end of line)");
+		ret = trace_parse_header(line, &t->hdr, &why);
+		if (ret > 0) {
+			if (header_seen(t))
+				return -1;
+			continue;
+		}
+		if (!ret)
+			ret = trace_parse_line(line, r, &why);
+		if (ret < 0)
+			return src_err(t, "%s", why);
+		if (ret)
+			return 1;
+	}
+	if (ferror(t->f))
+		return src_err(t, "read error");
+	return 0;
+}
+
+/* The next record of a binary trace. */
+static int bin_next(struct src *t, struct trace_rec *r)
+{
+	struct trace_bin_rec b;
+	size_t n;
+
+	for (;;) {
+		n = fread(&b, 1, sizeof(b), t->f);
+		if (n != sizeof(b)) {
+			if (ferror(t->f))
+				return src_err(t, "read error");
+			if (t->bin_end && !n)
+				return 0;
+			if (n)
+				return src_err(t, "truncated binary trace (a partial record)");
+			return src_err(t, "truncated binary trace (no end record)");
+		}
+		if (t->bin_end)
+			return src_err(t, "data after the end record");
+		t->lineno++;
+		switch (b.op) {
+		case TRACE_BIN_CGROUP:
+			if (b.cgroup >= FDPSIM_MAX_CGROUPS)
+				return src_err(t, "cgroup slot %u out of range", b.cgroup);
+			t->bin_ids[b.cgroup] = b.sector;
+			continue;
+		case TRACE_BIN_END:
+			if (b.sector != t->lineno - 1)
+				return src_err(t,
+					       "end record counts %llu records, the file has %lu",
+					(unsigned long long)b.sector, t->lineno - 1);
+			t->bin_end = true;
+			continue;
+		case 'W':
+		case 'D':
+		case 'Z':
+			break;
+		default:
+			return src_err(t, "unknown binary record type %u", b.op);
+		}
+		if (!b.sectors)
+			return src_err(t, "SECTORS must be 1 to 2^32 - 1");
+		if (b.cgroup >= FDPSIM_MAX_CGROUPS)
+			return src_err(t, "cgroup slot %u out of range", b.cgroup);
+		r->time = b.time_ns / 1e9;
+		r->major = t->major;
+		r->minor = t->minor;
+		r->op = b.op == 'W' ? TRACE_WRITE : b.op == 'D' ? TRACE_DISCARD : TRACE_ZEROES;
+		r->sector = b.sector;
+		r->sectors = b.sectors;
+		r->stream = b.stream;
+		r->rule[0] = 0;
+		r->cgroup = t->bin_ids[b.cgroup];
+		t->records = true;
+		return 1;
+	}
+}
+
+static int src_next_rec(struct src *t, struct trace_rec *r)
+{
+	if (t->pending) {
+		t->pending = false;
+		*r = t->rec;
+		return 1;
+	}
+	return t->binary ? bin_next(t, r) : text_next(t, r);
+}
+
+/* Read the header (and, for text, up to the first record). */
+static int src_start(struct src *t, const char *want_disk)
+{
+	int c, ret;
 
 	if (want_disk) {
-		if (sscanf(want_disk, "%u%*[,:]%u", &want_major, &want_minor) != 2) {
+		if (sscanf(want_disk, "%u%*[,:]%u", &t->major, &t->minor) != 2) {
 			fprintf(stderr, "fdp-sim: --disk: '%s' is not MAJ:MIN\n", want_disk);
 			return -1;
 		}
-		have_disk = true;
+		t->have_disk = true;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		struct trace_rec r;
-		const char *why = NULL;
-		struct op o = {};
-		uint64_t end;
-		int ret;
+	c = getc(t->f);
+	if (c != EOF)
+		ungetc(c, t->f);
+	if (c == TRACE_BIN_MAGIC[0]) {
+		struct trace_bin_header h;
 
-		lineno++;
-		if (!strchr(line, '\n') && !feof(f)) {
-			fprintf(stderr, "%s:%lu: line too long\n", name, lineno);
-			return -1;
+		t->binary = true;
+		if (fread(&h, sizeof(h), 1, t->f) != 1 ||
+		    memcmp(h.magic, TRACE_BIN_MAGIC, sizeof(h.magic)))
+			return src_err(t, "not an fdp-sim binary trace (bad or short header)");
+		if (h.ruh_type > TRACE_RUHT_PERSISTENTLY)
+			return src_err(t, "binary header: unknown handle type %u", h.ruh_type);
+		if (t->have_disk && (t->major != h.major || t->minor != h.minor))
+			return src_err(t, "the binary trace is of disk %u:%u only",
+				       h.major, h.minor);
+		t->major = h.major;
+		t->minor = h.minor;
+		t->have_disk = true;
+		t->hdr.capacity = h.capacity;
+		t->hdr.ruh_type = h.ruh_type;
+		return header_seen(t);
+	}
+	ret = text_next(t, &t->rec);
+	if (ret < 0)
+		return -1;
+	t->pending = ret > 0;
+	return 0;
+}
+
+/*
+ * The next record of the chosen disk (the first one seen unless --disk),
+ * in time order: 1, 0 at the end, -1 bad (said).
+ */
+static int src_next_disk_rec(struct src *t, struct trace_rec *r)
+{
+	int ret;
+
+	for (;;) {
+		ret = src_next_rec(t, r);
+		if (ret <= 0)
+			return ret;
+		t->records = true;
+		if (!t->have_disk) {
+			t->major = r->major;
+			t->minor = r->minor;
+			t->have_disk = true;
 		}
-		if (feof(f) && !strchr(line, '\n') && line[0]) {
-			fprintf(stderr, "%s:%lu: truncated record (no end of line)\n",
-				name, lineno);
-			return -1;
-		}
-		ret = trace_parse_line(line, &r, &why);
-		if (ret < 0) {
-			fprintf(stderr, "%s:%lu: %s\n", name, lineno, why);
-			return -1;
-		}
-		if (!ret)
+		if (r->major != t->major || r->minor != t->minor)
 			continue;
-		if (!have_disk) {
-			want_major = r.major;
-			want_minor = r.minor;
-			have_disk = true;
-		}
-		if (r.major != want_major || r.minor != want_minor)
-			continue;
-		if (r.time < last) {
-			fprintf(stderr, "%s:%lu: time goes back (%.6f after %.6f)\n", name,
-				lineno, r.time, last);
-			return -1;
-		}
-		last = r.time;
+		if (r->time < t->last)
+			return src_err(t, "time goes back (%.6f after %.6f)", r->time, t->last);
+		t->last = r->time;
+		return 1;
+	}
+}
+
+/* The next operation of the chosen disk: 1, 0 at the end, -1 bad (said). */
+static int src_next_op(struct src *t, struct op *o)
+{
+	struct trace_rec r;
+	uint64_t end;
+	int ret;
+
+	for (;;) {
+		ret = src_next_disk_rec(t, &r);
+		if (ret <= 0)
+			return ret;
+		if (!t->pages)
+			return src_err(t, "no --capacity, and the trace has no device header");
 		end = r.sector + r.sectors;
-		if (end > pages * SECTORS_PER_PAGE) {
-			fprintf(stderr,
-				"%s:%lu: sectors %llu..%llu are past the capacity (%llu sectors)\n",
-				name, lineno, (unsigned long long)r.sector,
-				(unsigned long long)end - 1,
-				(unsigned long long)(pages * SECTORS_PER_PAGE));
-			return -1;
-		}
+		if (end > t->pages * SECTORS_PER_PAGE)
+			return src_err(t, "sectors %llu..%llu are past the capacity (%llu sectors)",
+				(unsigned long long)r.sector, (unsigned long long)end - 1,
+				(unsigned long long)(t->pages * SECTORS_PER_PAGE));
+		memset(o, 0, sizeof(*o));
 		if (r.op == TRACE_WRITE) {
 			/* A partial page is written whole (read-modify-write). */
-			o.page = r.sector / SECTORS_PER_PAGE;
-			o.pages = (end + SECTORS_PER_PAGE - 1) / SECTORS_PER_PAGE - o.page;
-			o.handle = r.stream ? r.stream - 1 : 0;
-			if (o.handle >= handles) {
-				fprintf(stderr, "%s:%lu: stream %u but the device has %u handles\n",
-					name, lineno, r.stream, handles);
-				return -1;
-			}
-			t->write_pages += o.pages;
+			o->page = r.sector / SECTORS_PER_PAGE;
+			o->pages = (end + SECTORS_PER_PAGE - 1) / SECTORS_PER_PAGE - o->page;
+			o->handle = r.stream ? r.stream - 1 : 0;
+			if (o->handle >= t->handles)
+				return src_err(t, "stream %u but the device has %u handles",
+					       r.stream,
+					t->handles);
+			t->write_pages += o->pages;
 		} else {
 			/* Only whole pages are unmapped. */
-			o.page = (r.sector + SECTORS_PER_PAGE - 1) / SECTORS_PER_PAGE;
-			if (end / SECTORS_PER_PAGE <= o.page)
+			o->page = (r.sector + SECTORS_PER_PAGE - 1) / SECTORS_PER_PAGE;
+			if (end / SECTORS_PER_PAGE <= o->page)
 				continue;
-			o.pages = end / SECTORS_PER_PAGE - o.page;
-			o.discard = 1;
+			o->pages = end / SECTORS_PER_PAGE - o->page;
+			o->discard = 1;
 		}
-		o.cgroup = cgroup_slot(t, r.cgroup);
-		if (add_op(t, &o)) {
-			fprintf(stderr, "fdp-sim: out of memory\n");
-			return -1;
-		}
+		o->cgroup = cgroup_slot(t, r.cgroup);
+		return 1;
 	}
-	if (ferror(f)) {
-		fprintf(stderr, "%s: read error\n", name);
-		return -1;
+}
+
+/* --convert: the chosen disk's records, in binary form. */
+static int convert(struct src *t, const char *out)
+{
+	struct trace_bin_header h = { .magic = TRACE_BIN_MAGIC };
+	struct trace_bin_rec b;
+	struct trace_rec r;
+	bool known[FDPSIM_MAX_CGROUPS] = {};
+	uint64_t n = 0;
+	FILE *f;
+	int ret;
+
+	f = fopen(out, "w");
+	if (!f) {
+		fprintf(stderr, "fdp-sim: %s: %s\n", out, strerror(errno));
+		return 1;
+	}
+	/* The header is rewritten at the end, when the disk is known. */
+	fwrite(&h, sizeof(h), 1, f);
+	while ((ret = src_next_disk_rec(t, &r)) > 0) {
+		unsigned int slot;
+
+		slot = cgroup_slot(t, r.cgroup);
+		if (!known[slot]) {
+			memset(&b, 0, sizeof(b));
+			b.op = TRACE_BIN_CGROUP;
+			b.sector = r.cgroup;
+			b.cgroup = slot;
+			fwrite(&b, sizeof(b), 1, f);
+			known[slot] = true;
+			n++;
+		}
+		memset(&b, 0, sizeof(b));
+		b.time_ns = (uint64_t)(r.time * 1e9 + 0.5);
+		b.sector = r.sector;
+		b.sectors = r.sectors;
+		b.op = r.op == TRACE_WRITE ? 'W' : r.op == TRACE_DISCARD ? 'D' : 'Z';
+		b.stream = r.stream;
+		b.cgroup = slot;
+		fwrite(&b, sizeof(b), 1, f);
+		n++;
+	}
+	memset(&b, 0, sizeof(b));
+	b.op = TRACE_BIN_END;
+	b.sector = n;
+	fwrite(&b, sizeof(b), 1, f);
+	h.capacity = t->pages ? t->pages * FDPSIM_PAGE_SIZE : t->hdr.capacity;
+	h.ruh_type = t->hdr.ruh_type;
+	h.major = t->major;
+	h.minor = t->minor;
+	rewind(f);
+	fwrite(&h, sizeof(h), 1, f);
+	if (fclose(f) || ret < 0) {
+		if (!ret)
+			fprintf(stderr, "fdp-sim: %s: write error\n", out);
+		unlink(out);
+		return 1;
 	}
 	return 0;
 }
 
-/* Replay @t; with @place, put each written page on the handle it returns. */
-static int replay(struct fdpsim *s, const struct trace *t, uint64_t warmup,
-		  const uint8_t *place)
+#define HIST_SUB	32	/* buckets per power of two */
+#define HIST_N		(64 * HIST_SUB)
+#define CHUNK		65536
+
+static unsigned int hist_bucket(uint64_t v)
 {
-	uint64_t w = 0;
-	size_t i;
+	unsigned int e;
+
+	if (v < HIST_SUB)
+		return v;
+	e = 63 - __builtin_clzll(v);	/* >= 5 */
+	return (e - 4) * HIST_SUB + ((v >> (e - 5)) & (HIST_SUB - 1));
+}
+
+static uint64_t hist_floor(unsigned int b)
+{
+	unsigned int e;
+
+	if (b < HIST_SUB)
+		return b;
+	e = b / HIST_SUB + 4;
+	return (uint64_t)(HIST_SUB + b % HIST_SUB) << (e - 5);
+}
+
+/* --offered-load and the latency of each host page write. */
+struct clock {
+	struct fdpsim_timing tm;
+	double load;			/* bytes/s; 0: the trace's times; < 0: max */
+	uint32_t qd;			/* with max: writes in flight */
+	uint64_t *ring;			/* with max: completions of the last qd */
+	uint64_t arrival, first, last_done, n;
+	double sum;			/* of latencies, ns */
+	uint64_t hist[HIST_N];		/* latency, ns */
+};
+
+/* Replay state: warm-up, and where the written pages go. */
+struct player {
+	struct fdpsim *s;
+	uint64_t warmup, w;
+	bool counting;
+	struct clock *clk;		/* NULL: no timing */
+	uint64_t time_ns;		/* the current record's time */
+};
+
+static void clock_before(struct player *pl)
+{
+	struct clock *c = pl->clk;
+	uint64_t a;
+
+	if (c->load > 0)
+		a = (uint64_t)(pl->w * (double)FDPSIM_PAGE_SIZE * 1e9 / c->load);
+	else if (c->load < 0)
+		a = c->ring[pl->w % c->qd] > c->arrival ? c->ring[pl->w % c->qd] : c->arrival;
+	else
+		a = pl->time_ns;
+	c->arrival = a;
+	c->tm.now = a;
+}
+
+static void clock_after(struct player *pl)
+{
+	struct clock *c = pl->clk;
+	uint64_t done = c->tm.done;
+
+	if (c->load < 0)
+		c->ring[pl->w % c->qd] = done;
+	if (!pl->counting)
+		return;
+	if (!c->n++)
+		c->first = c->arrival;
+	if (done > c->last_done)
+		c->last_done = done;
+	c->hist[hist_bucket(done - c->arrival)]++;
+	c->sum += done - c->arrival;
+}
+
+/* The latency (us) under which a share @q of the counted writes completed. */
+static double clock_quantile(const struct clock *c, double q)
+{
+	uint64_t want = (uint64_t)ceil(q * c->n), sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < HIST_N; i++) {
+		sum += c->hist[i];
+		if (sum >= want && sum)
+			return hist_floor(i) / 1e3;
+	}
+	return 0;
+}
+
+static int play(struct player *pl, const struct op *o, const uint32_t *life,
+		const uint64_t *bounds, unsigned int n)
+{
 	uint32_t k;
-	bool counting = !warmup;
 
-	for (i = 0; i < t->nr; i++) {
-		const struct op *o = &t->ops[i];
+	for (k = 0; k < o->pages; k++) {
+		unsigned int h = o->handle;
 
-		for (k = 0; k < o->pages; k++) {
-			if (o->discard) {
-				fdpsim_discard(s, o->page + k);
-				continue;
+		if (o->discard) {
+			fdpsim_discard(pl->s, o->page + k);
+			continue;
+		}
+		if (life) {
+			uint32_t l = life[k];
+
+			if (l == UINT32_MAX) {
+				h = n - 1;	/* never dies */
+			} else {
+				for (h = 0; h + 2 < n && l >= bounds[h]; h++)
+					;
 			}
-			if (fdpsim_write(s, o->page + k, place ? place[w] : o->handle, o->cgroup))
-				return -1;
-			if (++w == warmup && !counting) {
-				fdpsim_reset_counters(s);
-				counting = true;
-			}
+		}
+		if (pl->clk)
+			clock_before(pl);
+		if (fdpsim_write(pl->s, o->page + k, h, o->cgroup))
+			return -1;
+		if (pl->clk)
+			clock_after(pl);
+		if (++pl->w == pl->warmup && !pl->counting) {
+			fdpsim_reset_counters(pl->s);
+			pl->counting = true;
 		}
 	}
 	return 0;
 }
 
 /*
- * Death of each written page, in host pages written before it dies: the
- * next write or discard of the same page, NEVER if none.
+ * The oracle's future knowledge, from a backward pass over the operations
+ * (spilled to @ops during the replay): each written page's lifetime, in
+ * host pages written until its next overwrite or discard (UINT32_MAX:
+ * never; longer lives are cut at UINT32_MAX - 1), into @lives in write
+ * order, and their histogram in @hist.  Memory: 8 bytes per logical page.
  */
-static uint64_t *death_times(const struct trace *t, uint64_t pages)
+static int backward(FILE *ops, uint64_t nops, uint64_t pages, uint64_t nw, FILE *lives,
+		    uint64_t *hist)
 {
-	uint64_t *death = malloc(t->write_pages * sizeof(*death));
 	uint64_t *next = malloc(pages * sizeof(*next));
-	uint64_t w = t->write_pages;
-	size_t i;
+	struct op *buf = malloc(CHUNK * sizeof(*buf));
+	uint32_t *lb = malloc(CHUNK * sizeof(*lb));
+	uint64_t i, w = nw, left = nops, lw_end = nw;
+	unsigned int nl = 0;
+	int ret = -1;
 
-	if (!death || !next) {
-		free(death);
-		free(next);
-		return NULL;
-	}
+	if (!next || !buf || !lb)
+		goto out;
 	for (i = 0; i < pages; i++)
 		next[i] = NEVER;
-	/* Walk backwards; a discard kills at the clock of the next write. */
-	for (i = t->nr; i-- > 0;) {
-		const struct op *o = &t->ops[i];
-		uint32_t k;
+	/* lb[] fills from its end: lives of writes lw_end - nl .. lw_end - 1. */
+	while (left) {
+		uint64_t n = left < CHUNK ? left : CHUNK, j;
 
-		for (k = o->pages; k-- > 0;) {
-			if (o->discard) {
-				next[o->page + k] = w;
-			} else {
+		left -= n;
+		if (fseeko(ops, left * sizeof(*buf), SEEK_SET) ||
+		    fread(buf, sizeof(*buf), n, ops) != n)
+			goto out;
+		for (j = n; j-- > 0;) {
+			const struct op *o = &buf[j];
+			uint32_t k;
+
+			for (k = o->pages; k-- > 0;) {
+				uint64_t *d = &next[o->page + k], life;
+
+				if (o->discard) {
+					*d = w;
+					continue;
+				}
 				w--;
-				death[w] = next[o->page + k];
-				next[o->page + k] = w;
+				life = *d == NEVER ? UINT32_MAX :
+				       *d - w >= UINT32_MAX ? UINT32_MAX - 1 : *d - w;
+				if (life != UINT32_MAX)
+					hist[hist_bucket(life)]++;
+				*d = w;
+				lb[CHUNK - 1 - nl++] = life;
+				if (nl == CHUNK) {
+					lw_end -= nl;
+					if (fseeko(lives, lw_end * 4, SEEK_SET) ||
+					    fwrite(lb, 4, nl, lives) != nl)
+						goto out;
+					nl = 0;
+				}
 			}
 		}
 	}
+	if (nl) {
+		lw_end -= nl;
+		if (fseeko(lives, lw_end * 4, SEEK_SET) ||
+		    fwrite(lb + CHUNK - nl, 4, nl, lives) != nl)
+			goto out;
+	}
+	ret = fflush(lives);
+out:
 	free(next);
-	return death;
+	free(buf);
+	free(lb);
+	return ret;
 }
 
-static int cmp_u64(const void *a, const void *b)
+/*
+ * The lives of the next @pages written pages, contiguous in @lb (CHUNK
+ * of them, [*lpos, *lfill) not yet used), read on from @lives as needed;
+ * NULL if the file ends first.
+ */
+static const uint32_t *next_lives(FILE *lives, uint32_t *lb, uint64_t *lpos,
+				  uint64_t *lfill, uint32_t pages)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	const uint32_t *life;
 
-	return x < y ? -1 : x > y;
+	if (*lpos + pages > *lfill) {
+		uint64_t keep = *lfill - *lpos;
+
+		memmove(lb, lb + *lpos, keep * sizeof(*lb));
+		*lfill = keep + fread(lb + keep, sizeof(*lb), CHUNK - keep, lives);
+		*lpos = 0;
+		if (pages > *lfill)
+			return NULL;
+	}
+	life = lb + *lpos;
+	*lpos += pages;
+	return life;
 }
 
 /*
  * Oracle: the best of several ways to bin writes by known lifetime into
  * @n handles: equal shares of bytes by lifetime, and log-spaced lifetimes
- * around the capacity.  Pages that never die get the last handle.
+ * around the capacity.  Pages that never die get the last handle.  The
+ * trace comes from the spill file @ops; the model is the only per-page
+ * state during each replay.
  */
-static double oracle(const struct fdpsim_params *p, const struct trace *t,
-		     uint64_t warmup, unsigned int n, unsigned int *best_kind)
+static double oracle(const struct fdpsim_params *p, FILE *ops, uint64_t nops, uint64_t nw,
+		     uint64_t warmup, bool precondition, unsigned int n,
+		     unsigned int *best_kind)
 {
-	uint64_t *death = death_times(t, p->logical_pages), *life, *sorted;
-	uint64_t nw = t->write_pages, i, dying = 0, bounds[FDPSIM_MAX_HANDLES];
-	uint8_t *place = malloc(nw);
+	uint64_t *hist = calloc(HIST_N, sizeof(*hist)), dying = 0, bounds[FDPSIM_MAX_HANDLES];
+	struct op *buf = malloc(CHUNK * sizeof(*buf));
+	uint32_t *lb = NULL;
+	FILE *lives = tmpfile();
 	double best = -1;
-	unsigned int kind, b;
+	unsigned int kind, b, i;
 
-	life = malloc(nw * sizeof(*life));
-	sorted = malloc(nw * sizeof(*sorted));
-	if (!death || !place || !life || !sorted || n < 2)
+	if (!hist || !buf || !lives || n < 2 ||
+	    backward(ops, nops, p->logical_pages, nw, lives, hist))
 		goto out;
-	for (i = 0; i < nw; i++) {
-		life[i] = death[i] == NEVER ? NEVER : death[i] - i;
-		if (life[i] != NEVER)
-			sorted[dying++] = life[i];
-	}
-	qsort(sorted, dying, sizeof(*sorted), cmp_u64);
+	lb = malloc(CHUNK * sizeof(*lb));
+	if (!lb)
+		goto out;
+	for (i = 0; i < HIST_N; i++)
+		dying += hist[i];
 	for (kind = 0; kind < 3; kind++) {
 		struct fdpsim s;
+		struct player pl = { .s = &s, .warmup = warmup, .counting = !warmup };
 		unsigned int classes = n - 1;	/* the last handle: never dies */
+		uint64_t left = nops, lpos = 0, lfill = 0;
+		bool ok = true;
 
 		for (b = 0; b + 1 < classes; b++) {
-			if (kind == 0 && dying)		/* equal bytes */
-				bounds[b] = sorted[dying * (b + 1) / classes];
-			else				/* log-spaced, x4 apart */
+			if (kind == 0 && dying) {	/* equal bytes */
+				uint64_t want = dying * (b + 1) / classes, c = 0;
+
+				for (i = 0; i < HIST_N && c + hist[i] <= want; i++)
+					c += hist[i];
+				bounds[b] = hist_floor(i < HIST_N ? i : HIST_N - 1);
+			} else {			/* log-spaced, x4 apart */
 				bounds[b] = (uint64_t)(p->logical_pages *
 						       pow(4, (double)b - (kind == 1 ?
 								classes - 2 : classes / 2)));
-		}
-		for (i = 0; i < nw; i++) {
-			if (life[i] == NEVER) {
-				place[i] = n - 1;
-				continue;
 			}
-			for (b = 0; b + 1 < classes && life[i] >= bounds[b]; b++)
-				;
-			place[i] = b;
 		}
 		if (fdpsim_init(&s, p))
 			break;
-		if (!replay(&s, t, warmup, place) && (best < 0 || fdpsim_waf(&s) < best)) {
+		if (precondition)
+			fdpsim_precondition(&s);
+		rewind(ops);
+		rewind(lives);
+		while (left && ok) {
+			uint64_t m = left < CHUNK ? left : CHUNK, j;
+
+			if (fread(buf, sizeof(*buf), m, ops) != m) {
+				ok = false;
+				break;
+			}
+			left -= m;
+			for (j = 0; j < m; j++) {
+				const struct op *o = &buf[j];
+				const uint32_t *life = NULL;
+
+				if (j + 8 < m)
+					fdpsim_prefetch(&s, buf[j + 8].page);
+
+				if (!o->discard) {
+					life = next_lives(lives, lb, &lpos, &lfill, o->pages);
+					if (!life) {
+						ok = false;
+						break;
+					}
+				}
+				if (play(&pl, o, life, bounds, n)) {
+					ok = false;
+					break;
+				}
+			}
+		}
+		if (ok && (best < 0 || fdpsim_waf(&s) < best)) {
 			best = fdpsim_waf(&s);
 			*best_kind = kind;
 		}
 		fdpsim_exit(&s);
 	}
 out:
-	free(death);
-	free(place);
-	free(life);
-	free(sorted);
+	free(hist);
+	free(buf);
+	free(lb);
+	if (lives)
+		fclose(lives);
 	return best;
 }
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+static double wall_seconds(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* Spilled pieces are short enough for the oracle's buffer of lives. */
+#define SPILL_PAGES	4096
 
 int main(int argc, char **argv)
 {
@@ -339,19 +765,35 @@ int main(int argc, char **argv)
 		{ "warmup", required_argument, NULL, 'u' },
 		{ "disk", required_argument, NULL, 'd' },
 		{ "oracle", required_argument, NULL, 'O' },
+		{ "precondition", no_argument, NULL, 'P' },
+		{ "resources", no_argument, NULL, 'R' },
+		{ "convert", required_argument, NULL, 'C' },
+		{ "device", required_argument, NULL, 'D' },
+		{ "offered-load", required_argument, NULL, 'L' },
+		{ "flash", required_argument, NULL, 'F' },
+		{ "qd", required_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'H' },
 		{}
 	};
 	static const char * const kinds[] = { "equal-bytes", "log-short", "log-mid" };
 	struct fdpsim_params p = { .op = 0.07, .handles = 8, .watermark = 4 };
-	uint64_t capacity = 0, ru = 1 << 20, window = 0, warmup = 0, v;
-	const char *disk = NULL, *err, *name;
-	int c, oracle_n = -1;
-	struct trace t = {};
+	uint64_t capacity = 0, ru = 1 << 20, window = 0, warmup = 0, v, nops = 0;
+	const char *disk = NULL, *err, *name, *gc_from, *conv = NULL;
+	int c, ret, oracle_n = -1, gc_set = 0, precondition = 0, resources = 0;
+	bool field = false, op_set = false, ru_set = false;
+	const char *load = NULL;
+	unsigned int units = 64, qd = 64, block_pages = 256;
+	double t_read = 40, t_prog = 200, t_erase = 2000;
+	struct clock *clk = NULL;
+	double t0 = wall_seconds(), c0 = cpu_seconds(), t1, c1;
+	struct src t = {};
 	struct fdpsim s;
+	struct player pl = { .s = &s };
 	unsigned int i, kind = 0;
-	FILE *f;
+	FILE *spill = NULL;
+	struct op o;
 
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -363,9 +805,39 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			*(c == 'c' ? &capacity : c == 'r' ? &ru : c == 'W' ? &window : &warmup) = v;
+			ru_set |= c == 'r';
 			break;
 		case 'o':
 			p.op = atof(optarg) / 100;
+			op_set = true;
+			break;
+		case 'L':
+			load = optarg;
+			break;
+		case 'F':
+			c = 0;
+			if (sscanf(optarg, "%u,%lf,%lf,%lf%n,%u%n", &units, &t_read, &t_prog,
+				   &t_erase, &c, &block_pages, &c) < 4 || optarg[c] || !units ||
+			    units > 65536 || !block_pages ||
+			    !(t_read >= 0) || !(t_prog > 0) || !(t_erase >= 0)) {
+				fprintf(stderr,
+					"fdp-sim: --flash is UNITS,READ_US,PROGRAM_US,ERASE_US[,BLOCK_PAGES]\n");
+				return 2;
+			}
+			break;
+		case 'Q':
+			qd = atoi(optarg);
+			if (qd < 1 || qd > 65536) {
+				fprintf(stderr, "fdp-sim: --qd is 1 to 65536\n");
+				return 2;
+			}
+			break;
+		case 'D':
+			if (strcmp(optarg, "field")) {
+				fprintf(stderr, "fdp-sim: --device: the only preset is 'field'\n");
+				return 2;
+			}
+			field = true;
 			break;
 		case 'h':
 			p.handles = atoi(optarg);
@@ -374,6 +846,7 @@ int main(int argc, char **argv)
 			p.watermark = atoi(optarg);
 			break;
 		case 'g':
+			gc_set = 1;
 			if (!strcmp(optarg, "per-handle")) {
 				p.gc_dest = FDPSIM_GC_PER_HANDLE;
 			} else if (!strcmp(optarg, "shared")) {
@@ -382,6 +855,15 @@ int main(int argc, char **argv)
 				fprintf(stderr, "fdp-sim: --gc-dest is per-handle or shared\n");
 				return 2;
 			}
+			break;
+		case 'P':
+			precondition = 1;
+			break;
+		case 'R':
+			resources = 1;
+			break;
+		case 'C':
+			conv = optarg;
 			break;
 		case 'd':
 			disk = optarg;
@@ -393,42 +875,149 @@ int main(int argc, char **argv)
 			print_usage(stdout);
 			return 0;
 		default:
-			print_usage(stderr);
+			fprintf(stderr,
+				"fdp-sim: unknown option or missing value: '%s' (see --help)\n",
+				argv[optind - 1]);
 			return 2;
 		}
 	}
-	if (optind != argc - 1 || !capacity) {
-		print_usage(stderr);
+	if (optind != argc - 1) {
+		fprintf(stderr, "fdp-sim: expected one trace file, got %d (see --help)\n",
+			argc - optind);
 		return 2;
 	}
-	if (capacity % FDPSIM_PAGE_SIZE || ru % FDPSIM_PAGE_SIZE) {
+	if (capacity % FDPSIM_PAGE_SIZE || ru % FDPSIM_PAGE_SIZE || !ru) {
 		fprintf(stderr, "fdp-sim: capacity and reclaim unit must be multiples of 4 KiB\n");
 		return 2;
 	}
+	if (field) {
+		if (!op_set)
+			p.op = FDPSIM_FIELD_OP;
+		precondition = 1;
+	}
 	p.logical_pages = capacity / FDPSIM_PAGE_SIZE;
 	p.ru_pages = ru / FDPSIM_PAGE_SIZE;
+	if (field && !ru_set)
+		p.ru_pages = p.logical_pages / FDPSIM_FIELD_UNITS;
 	p.window = window / FDPSIM_PAGE_SIZE;
-	err = fdpsim_check_params(&p);
+	/* With a capacity, refuse an impossible device before reading. */
+	err = capacity && !conv && p.ru_pages ? fdpsim_check_params(&p) : NULL;
 	if (err) {
 		fprintf(stderr, "fdp-sim: impossible device: %s\n", err);
 		return 2;
 	}
 	name = argv[optind];
-	f = strcmp(name, "-") ? fopen(name, "r") : stdin;
-	if (!f) {
+	t.name = name;
+	t.pages = p.logical_pages;
+	t.handles = p.handles;
+	t.f = strcmp(name, "-") ? fopen(name, "r") : stdin;
+	if (!t.f) {
 		fprintf(stderr, "fdp-sim: %s: %s\n", name, strerror(errno));
 		return 1;
 	}
-	if (load_trace(f, name, disk, p.logical_pages, p.handles, &t))
+	if (src_start(&t, disk))
 		return 1;
+	if (conv)
+		return convert(&t, conv);
+	if (!t.pages) {
+		fprintf(stderr, "%s:%lu: no --capacity, and the trace has no device header\n",
+			name, t.lineno);
+		return 1;
+	}
+	p.logical_pages = t.pages;
+	if (field && !ru_set)
+		p.ru_pages = p.logical_pages / FDPSIM_FIELD_UNITS ? : 1;
+	/* GC copies follow the handle type of the device the trace is from. */
+	gc_from = "option";
+	if (!gc_set) {
+		gc_from = t.hdr.ruh_type ? "trace" : "default";
+		p.gc_dest = t.hdr.ruh_type == TRACE_RUHT_INITIALLY ? FDPSIM_GC_SHARED :
+			    FDPSIM_GC_PER_HANDLE;
+	}
+	err = fdpsim_check_params(&p);
+	if (err) {
+		fprintf(stderr, "fdp-sim: impossible device: %s\n", err);
+		return 2;
+	}
+	if (load) {
+		double rate = 0;
+
+		if (!strcmp(load, "max")) {
+			rate = -1;
+		} else if (strcmp(load, "trace")) {
+			if (parse_bytes(load, &v) || !v) {
+				fprintf(stderr,
+					"fdp-sim: --offered-load is trace, max or BYTES per second\n");
+				return 2;
+			}
+			rate = v;
+		}
+		clk = calloc(1, sizeof(*clk));
+		if (!clk)
+			return 1;
+		clk->load = rate;
+		clk->qd = qd;
+		clk->tm.units = units;
+		clk->tm.block_pages = block_pages;
+		clk->tm.t_read = t_read * 1e3;
+		clk->tm.t_prog = t_prog * 1e3;
+		clk->tm.t_erase = t_erase * 1e3;
+		clk->tm.busy = calloc(units, sizeof(*clk->tm.busy));
+		clk->ring = calloc(qd, sizeof(*clk->ring));
+		if (!clk->tm.busy || !clk->ring)
+			return 1;
+	}
+	if (oracle_n >= 0) {
+		spill = tmpfile();
+		if (!spill) {
+			fprintf(stderr, "fdp-sim: cannot make a temporary file: %s\n",
+				strerror(errno));
+			return 1;
+		}
+	}
 	if (fdpsim_init(&s, &p)) {
 		fprintf(stderr, "fdp-sim: out of memory\n");
 		return 1;
 	}
-	if (replay(&s, &t, warmup / FDPSIM_PAGE_SIZE, NULL)) {
-		fprintf(stderr, "fdp-sim: garbage collection found nothing to reclaim\n");
-		return 1;
+	if (precondition)
+		fdpsim_precondition(&s);
+	/* Timing starts with the trace, on idle flash. */
+	s.tm = clk ? &clk->tm : NULL;
+	pl.clk = clk;
+	pl.warmup = warmup / FDPSIM_PAGE_SIZE;
+	pl.counting = !pl.warmup;
+	/* One pass over the trace, as it streams in. */
+	while ((ret = src_next_op(&t, &o)) > 0) {
+		if (spill) {
+			struct op piece = o;
+
+			while (piece.pages) {
+				uint32_t k = piece.pages < SPILL_PAGES ? piece.pages : SPILL_PAGES;
+				struct op w = piece;
+
+				w.pages = k;
+				if (fwrite(&w, sizeof(w), 1, spill) != 1) {
+					fprintf(stderr,
+						"fdp-sim: cannot write the temporary file\n");
+					return 1;
+				}
+				nops++;
+				piece.page += k;
+				piece.pages -= k;
+			}
+		}
+		pl.time_ns = (uint64_t)(t.last * 1e9 + 0.5);
+		if (play(&pl, &o, NULL, NULL, 0)) {
+			fprintf(stderr, "fdp-sim: garbage collection found nothing to reclaim\n");
+			return 1;
+		}
 	}
+	if (ret < 0)
+		return 1;
+	printf("gc_dest=%s gc_dest_from=%s ruh_type=%s start=%s device=%s op=%.4g ru_pages=%u\n",
+	       p.gc_dest == FDPSIM_GC_SHARED ? "shared" : "per-handle", gc_from,
+	       trace_ruh_type_names[t.hdr.ruh_type], precondition ? "preconditioned" : "empty",
+	       field ? "field" : "custom", p.op * 100, p.ru_pages);
 	printf("host_pages=%llu media_pages=%llu gc_pages=%llu waf=%.4f\n",
 	       (unsigned long long)s.host_pages, (unsigned long long)s.media_pages,
 	       (unsigned long long)s.gc_pages, fdpsim_waf(&s));
@@ -450,9 +1039,32 @@ int main(int argc, char **argv)
 		       (unsigned long long)v, (unsigned long long)s.windows[v].host,
 		       (unsigned long long)s.windows[v].media,
 		       (double)s.windows[v].media / s.windows[v].host);
+	if (clk) {
+		double secs = clk->n ? (clk->last_done - clk->first) / 1e9 : 0;
+
+		printf("timing load=%s units=%u read_us=%g program_us=%g erase_us=%g",
+		       load, units, t_read, t_prog, t_erase);
+		printf(" block_pages=%u", block_pages);
+		if (clk->load < 0)
+			printf(" qd=%u", qd);
+		printf(" write_mib_s=%.1f write_iops=%.0f lat_mean_us=%.0f",
+		       secs > 0 ? clk->n * (double)FDPSIM_PAGE_SIZE / secs / (1 << 20) : 0,
+		       secs > 0 ? clk->n / secs : 0, clk->n ? clk->sum / clk->n / 1e3 : 0);
+		printf(" lat_p50_us=%.0f lat_p99_us=%.0f lat_p999_us=%.0f\n",
+		       clock_quantile(clk, 0.5),
+		       clock_quantile(clk, 0.99), clock_quantile(clk, 0.999));
+	}
+	s.tm = NULL;
 	fdpsim_exit(&s);
-	if (oracle_n >= 0) {
-		double w = oracle(&p, &t, warmup / FDPSIM_PAGE_SIZE,
+	if (clk) {
+		free(clk->tm.busy);
+		free(clk->ring);
+		free(clk);
+	}
+	t1 = wall_seconds();
+	c1 = cpu_seconds();
+	if (spill) {
+		double w = oracle(&p, spill, nops, t.write_pages, pl.warmup, precondition,
 				  oracle_n ? (unsigned int)oracle_n : p.handles, &kind);
 
 		if (w < 0) {
@@ -460,7 +1072,17 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		printf("oracle_waf=%.4f oracle_binning=%s\n", w, kinds[kind]);
+		fclose(spill);
 	}
-	free(t.ops);
+	if (resources) {
+		struct rusage ru_self;
+
+		getrusage(RUSAGE_SELF, &ru_self);
+		printf("replay_cpu_s=%.3f replay_wall_s=%.3f total_cpu_s=%.3f total_wall_s=%.3f",
+		       c1 - c0, t1 - t0, cpu_seconds() - c0, wall_seconds() - t0);
+		printf(" trace_write_pages=%llu peak_rss_kib=%ld rss_bytes_per_page=%.2f\n",
+		       (unsigned long long)t.write_pages, ru_self.ru_maxrss,
+		       ru_self.ru_maxrss * 1024.0 / p.logical_pages);
+	}
 	return 0;
 }

@@ -28,6 +28,15 @@ enum fdpsim_gc_dest {
 	FDPSIM_GC_SHARED,	/* one GC unit for all handles */
 };
 
+/*
+ * The "field" device (fdp-sim --device field): the parameters with which
+ * the model reproduces seed 000's raw-device results (tests/calibrate.c,
+ * README.rst), reclaim units a 1/FDPSIM_FIELD_UNITS of the capacity.
+ */
+#define FDPSIM_FIELD_OP		0.15
+#define FDPSIM_FIELD_GC_DEST	FDPSIM_GC_PER_HANDLE
+#define FDPSIM_FIELD_UNITS	1024
+
 struct fdpsim_params {
 	uint64_t logical_pages;		/* host-visible capacity */
 	double op;			/* over-provisioning: physical/logical - 1 */
@@ -36,6 +45,24 @@ struct fdpsim_params {
 	uint32_t watermark;		/* GC when fewer RUs than this are free */
 	enum fdpsim_gc_dest gc_dest;
 	uint64_t window;		/* host pages per WAF window, 0: none */
+};
+
+/*
+ * Optional timing of the flash behind the FTL: @units parallel units
+ * (dies), physical page p on unit p % units (reclaim units striped across
+ * them), each doing one read, program or erase at a time.  A host write
+ * arrives at @now; the GC it triggers is queued first, so it waits behind
+ * that work on its unit.  A GC copy reads on the victim's unit, then
+ * programs on the destination's; a victim's erase occupies each unit it
+ * spans, for its share of erase blocks of @block_pages.  Times in ns.
+ */
+struct fdpsim_timing {
+	uint32_t units, block_pages;
+	uint64_t t_read, t_prog, t_erase;
+	uint64_t now;			/* arrival of the current host write */
+	uint64_t done;			/* out: its completion */
+	uint64_t ready;			/* internal: when the data to program is there */
+	uint64_t *busy;			/* unit -> busy until */
 };
 
 struct fdpsim_window {
@@ -59,6 +86,7 @@ struct fdpsim {
 	uint32_t nr_free;
 	uint32_t open[FDPSIM_MAX_HANDLES];	/* host-write RU per handle */
 	uint32_t gc_open[FDPSIM_MAX_HANDLES];	/* GC RU per handle (or [0]) */
+	struct fdpsim_timing *tm;	/* NULL: no timing */
 	/* Results */
 	uint64_t mapped;		/* logical pages holding data */
 	uint64_t host_pages, media_pages, gc_pages, discarded_pages;
@@ -75,6 +103,15 @@ const char *fdpsim_check_params(const struct fdpsim_params *p);
 int fdpsim_init(struct fdpsim *s, const struct fdpsim_params *p);
 void fdpsim_exit(struct fdpsim *s);
 int fdpsim_write(struct fdpsim *s, uint64_t lpage, uint32_t handle, uint16_t cgroup);
+void fdpsim_precondition(struct fdpsim *s);
+
+/* A write of @lpage is coming: fetch its forward map entry ahead. */
+static inline void fdpsim_prefetch(const struct fdpsim *s, uint64_t lpage)
+{
+	if (lpage < s->p.logical_pages)
+		__builtin_prefetch(&s->l2p[lpage], 1);
+}
+
 void fdpsim_discard(struct fdpsim *s, uint64_t lpage);
 double fdpsim_waf(const struct fdpsim *s);
 void fdpsim_reset_counters(struct fdpsim *s);

@@ -121,7 +121,7 @@ size_t fdpsim_bytes_per_page(const struct fdpsim *s)
 }
 
 /* Full RUs sit in a list per valid count, for greedy victim choice. */
-static void bucket_add(struct fdpsim *s, uint32_t ru)
+static inline void bucket_add(struct fdpsim *s, uint32_t ru)
 {
 	uint32_t v = s->valid[ru], head = s->bucket[v];
 
@@ -134,7 +134,7 @@ static void bucket_add(struct fdpsim *s, uint32_t ru)
 		s->min_bucket = v;
 }
 
-static void bucket_del(struct fdpsim *s, uint32_t ru)
+static inline void bucket_del(struct fdpsim *s, uint32_t ru)
 {
 	uint32_t v = s->valid[ru];
 
@@ -152,7 +152,7 @@ static bool ru_is_full(const struct fdpsim *s, uint32_t ru)
 	return s->fill[ru] == s->p.ru_pages;
 }
 
-static void invalidate(struct fdpsim *s, uint32_t ppage)
+static inline void invalidate(struct fdpsim *s, uint32_t ppage)
 {
 	uint32_t ru = ppage / s->p.ru_pages;
 
@@ -167,7 +167,7 @@ static void invalidate(struct fdpsim *s, uint32_t ppage)
 }
 
 /* Place logical page @l on the next page of *@ru, opening a unit if needed. */
-static void append(struct fdpsim *s, uint32_t *ru, uint32_t l, uint16_t cg, uint8_t h)
+static inline void append(struct fdpsim *s, uint32_t *ru, uint32_t l, uint16_t cg, uint8_t h)
 {
 	uint32_t pp;
 
@@ -179,6 +179,13 @@ static void append(struct fdpsim *s, uint32_t *ru, uint32_t l, uint16_t cg, uint
 		s->ru_handle[*ru] = h;
 	}
 	pp = *ru * s->p.ru_pages + s->fill[*ru]++;
+	if (s->tm) {
+		struct fdpsim_timing *tm = s->tm;
+		uint64_t *b = &tm->busy[pp % tm->units];
+
+		*b = (*b > tm->ready ? *b : tm->ready) + tm->t_prog;
+		tm->done = *b;
+	}
 	s->valid[*ru]++;
 	s->p2l[pp] = l;
 	s->l2p[l] = pp;
@@ -212,14 +219,41 @@ static int gc_one(struct fdpsim *s)
 		uint8_t h = ph[base + i];
 		uint16_t cg = s->owner[base + i];
 
+		/* Each copy's forward map entry is a cache miss: fetch ahead. */
+		if (i + 32 < s->p.ru_pages && s->p2l[base + i + 32] != FDPSIM_NONE)
+			__builtin_prefetch(&s->l2p[s->p2l[base + i + 32]], 1);
+
 		if (l == FDPSIM_NONE)
 			continue;
 		s->p2l[base + i] = FDPSIM_NONE;
 		s->valid[ru]--;
+		if (s->tm) {
+			uint64_t *b = &s->tm->busy[(base + i) % s->tm->units];
+
+			*b = (*b > s->tm->now ? *b : s->tm->now) + s->tm->t_read;
+			s->tm->ready = *b;
+		}
 		append(s, &s->gc_open[s->p.gc_dest == FDPSIM_GC_SHARED ? 0 : h], l, cg, h);
 		s->gc_pages++;
 		s->gc_by_handle[h]++;
 		s->gc_by_cgroup[cg % FDPSIM_MAX_CGROUPS]++;
+	}
+	if (s->tm) {
+		/*
+		 * Each unit erases its share of the victim: its pages in erase
+		 * blocks of block_pages, pro rata, so that scaled-down units
+		 * (fewer pages than a block per unit) cost what their share of
+		 * a real unit's erase would.
+		 */
+		uint32_t u, n = s->p.ru_pages < s->tm->units ? s->p.ru_pages : s->tm->units;
+		uint64_t per = (uint64_t)((double)s->tm->t_erase * s->p.ru_pages / n /
+					  s->tm->block_pages);
+
+		for (u = 0; u < n; u++) {
+			uint64_t *b = &s->tm->busy[(base + u) % s->tm->units];
+
+			*b = (*b > s->tm->now ? *b : s->tm->now) + per;
+		}
 	}
 	s->fill[ru] = 0;
 	s->free_list[s->nr_free++] = ru;
@@ -264,6 +298,8 @@ int fdpsim_write(struct fdpsim *s, uint64_t lpage, uint32_t handle, uint16_t cgr
 	while (s->nr_free < s->p.watermark)
 		if (gc_one(s))
 			return -ENOSPC;
+	if (s->tm)
+		s->tm->ready = s->tm->now;
 	append(s, &s->open[handle], lpage, cgroup, handle);
 	s->host_pages++;
 	s->host_by_handle[handle]++;
@@ -280,6 +316,20 @@ void fdpsim_discard(struct fdpsim *s, uint64_t lpage)
 	s->l2p[lpage] = FDPSIM_NONE;
 	s->mapped--;
 	s->discarded_pages++;
+}
+
+/*
+ * A used drive: every logical page written once, in order, through handle
+ * 0, and the counters started afresh.  The trace then overwrites it.  GC
+ * copies of this data are charged to the last cgroup slot.
+ */
+void fdpsim_precondition(struct fdpsim *s)
+{
+	uint64_t i;
+
+	for (i = 0; i < s->p.logical_pages; i++)
+		fdpsim_write(s, i, 0, FDPSIM_MAX_CGROUPS - 1);
+	fdpsim_reset_counters(s);
 }
 
 double fdpsim_waf(const struct fdpsim *s)

@@ -1,10 +1,55 @@
 // SPDX-License-Identifier: GPL-2.0
 /* fdp-sim: the trace format, see trace.h. */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "trace.h"
+
+const char * const trace_ruh_type_names[3] = {
+	"unknown", "initially-isolated", "persistently-isolated",
+};
+
+int trace_parse_header(const char *line, struct trace_header *h, const char **why)
+{
+	char key[32], val[64];
+	int n, i;
+
+	if (strncmp(line, "# device ", 9))
+		return 0;
+	line += 9;
+	memset(h, 0, sizeof(*h));
+	while (sscanf(line, " %31[^= \t\n]=%63s%n", key, val, &n) == 2) {
+		line += n;
+		if (!strcmp(key, "capacity")) {
+			char *end;
+
+			h->capacity = strtoull(val, &end, 10);
+			if (*end || !h->capacity || val[0] == '-') {
+				*why = "header: capacity is not a number of bytes";
+				return -1;
+			}
+		} else if (!strcmp(key, "ruh-type")) {
+			for (i = 0; i < 3; i++)
+				if (!strcmp(val, trace_ruh_type_names[i]))
+					break;
+			if (i == 3) {
+				*why = "header: unknown ruh-type";
+				return -1;
+			}
+			h->ruh_type = i;
+		}
+		/* Other keys are for other tools: ignored. */
+	}
+	while (isspace((unsigned char)*line))
+		line++;
+	if (*line) {
+		*why = "header: expected KEY=VALUE pairs";
+		return -1;
+	}
+	return 1;
+}
 
 int trace_parse_line(const char *line, struct trace_rec *r, const char **why)
 {

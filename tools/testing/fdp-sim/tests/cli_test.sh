@@ -97,8 +97,82 @@ check "rejects too little over-provisioning" 2 "impossible device: over-provisio
 	--capacity 512M --ru-size 1M --op 1 "$tmp/ok.trace"
 check "rejects a capacity that is not whole pages" 2 "multiples of 4 KiB" -- \
 	--capacity 1000 "$tmp/ok.trace"
-check "needs a capacity" 2 "usage" -- "$tmp/ok.trace"
+check "needs a capacity" 1 "ok.trace:2: no --capacity, and the trace has no device header" -- \
+	"$tmp/ok.trace"
+check "refuses an unknown option in one line" 2 \
+	"^fdp-sim: unknown option or missing value: '--no-such' \(see --help\)\$" -- \
+	--no-such "$tmp/ok.trace"
+check "refuses an option without its value" 2 "missing value: '--capacity'" -- --capacity
+check "needs exactly one trace" 2 "^fdp-sim: expected one trace file, got 2 \(see --help\)\$" -- \
+	--capacity 512M "$tmp/ok.trace" "$tmp/ok.trace"
+
+# The device header: capacity and reclaim unit handle type.
+{ echo "# device capacity=536870912 ruh-type=initially-isolated"; cat "$tmp/ok.trace"; } \
+	>"$tmp/hdr.trace"
+check "takes the capacity from the header" 0 "^host_pages=4 " -- --ru-size 1M "$tmp/hdr.trace"
+check "initially isolated handles: GC copies share units" 0 \
+	"^gc_dest=shared gc_dest_from=trace ruh_type=initially-isolated start=empty" -- \
+	--ru-size 1M "$tmp/hdr.trace"
+check "an explicit --gc-dest wins over the header" 0 "^gc_dest=per-handle gc_dest_from=option" -- \
+	--ru-size 1M --gc-dest per-handle "$tmp/hdr.trace"
+check "no header: per-handle, and says so" 0 "^gc_dest=per-handle gc_dest_from=default ruh_type=unknown" -- \
+	--capacity 512M --ru-size 1M "$tmp/ok.trace"
+check "preconditioned: says so, every page mapped" 0 "^gc_dest=per-handle .* start=preconditioned" -- \
+	--capacity 512M --ru-size 1M --precondition "$tmp/ok.trace"
+check "preconditioned: every page mapped" 0 "mapped_pages=131070 " -- \
+	--capacity 512M --ru-size 1M --precondition "$tmp/ok.trace"
+check "refuses a trace of another disk size" 1 \
+	"hdr.trace:1: the trace is of a 536870912-byte disk, the model's is 268435456 bytes" -- \
+	--capacity 256M --ru-size 512K "$tmp/hdr.trace"
+{ echo "# device capacity=512M"; cat "$tmp/ok.trace"; } >"$tmp/badhdr.trace"
+check "refuses a malformed header" 1 "badhdr.trace:1: header: capacity is not a number" -- \
+	--ru-size 1M "$tmp/badhdr.trace"
+{ cat "$tmp/ok.trace"; echo "# device capacity=536870912"; } >"$tmp/latehdr.trace"
+check "refuses a header after the records" 1 "latehdr.trace:7: device header after the first record" -- \
+	--capacity 512M --ru-size 1M "$tmp/latehdr.trace"
 check "names a missing trace" 1 "no-such.trace: No such file" -- \
 	--capacity 512M --ru-size 1M "$tmp/no-such.trace"
+check "the field device preset" 0 "start=preconditioned device=field op=15 ru_pages=128$" -- \
+	--device field --capacity 512M "$tmp/ok.trace"
+check "refuses an unknown device preset" 2 "the only preset is 'field'" -- \
+	--device lab --capacity 512M "$tmp/ok.trace"
+
+# Timing: a write to idle flash takes the program time (within the 3%
+# of the latency histogram's buckets); bad timing options are refused.
+check "a write to idle flash takes the program time" 0 \
+	"^timing load=1M .* write_iops=[0-9]+ lat_mean_us=200 lat_p50_us=(19[4-9]|200) " -- \
+	--capacity 512M --ru-size 1M --offered-load 1M "$tmp/ok.trace"
+check "refuses a bad --flash" 2 "flash is UNITS,READ_US,PROGRAM_US,ERASE_US" -- \
+	--capacity 512M --flash 64,40 --offered-load max "$tmp/ok.trace"
+check "refuses a bad --offered-load" 2 "offered-load is trace, max or BYTES per second" -- \
+	--capacity 512M --offered-load fast "$tmp/ok.trace"
+
+# The binary form: the same replay, and truncation told apart.
+"$sim" --convert "$tmp/mixed.bin" "$tmp/mixed.trace" || echo "# --convert failed"
+text=$("$sim" --capacity 64M --ru-size 128K --op 7 --oracle 0 "$tmp/mixed.trace" 2>&1)
+bin=$("$sim" --capacity 64M --ru-size 128K --op 7 --oracle 0 "$tmp/mixed.bin" 2>&1)
+n=$((n + 1))
+if [ -n "$text" ] && [ "$text" = "$bin" ]; then
+	echo "ok $n the binary form replays as the text"
+else
+	echo "not ok $n the binary form replays as the text"
+	diff <(echo "$text") <(echo "$bin") | head -n 5 | sed 's/^/# /'
+	failed=$((failed + 1))
+fi
+head -c 1000 "$tmp/mixed.bin" >"$tmp/part.bin"
+check "rejects a partial binary record" 1 "part.bin:40: truncated binary trace \(a partial record\)" -- \
+	--capacity 64M --ru-size 128K "$tmp/part.bin"
+head -c 1016 "$tmp/mixed.bin" >"$tmp/noend.bin"
+check "rejects a binary trace without its end" 1 "noend.bin:41: truncated binary trace \(no end record\)" -- \
+	--capacity 64M --ru-size 128K "$tmp/noend.bin"
+head -c 20 "$tmp/mixed.bin" >"$tmp/hdr.bin"
+check "rejects a short binary header" 1 "hdr.bin:0: not an fdp-sim binary trace" -- \
+	--capacity 64M --ru-size 128K "$tmp/hdr.bin"
+"$sim" --convert "$tmp/hdr2.bin" "$tmp/hdr.trace"
+check "the binary header keeps the disk size" 1 \
+	"the trace is of a 536870912-byte disk, the model's is 268435456 bytes" -- \
+	--capacity 256M --ru-size 512K "$tmp/hdr2.bin"
+check "the binary header keeps the handle type" 0 "^gc_dest=shared gc_dest_from=trace" -- \
+	--ru-size 1M "$tmp/hdr2.bin"
 echo "1..$n"
 [ "$failed" = 0 ]
