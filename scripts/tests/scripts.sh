@@ -54,14 +54,20 @@ mkrepo() {
 	echo "# series" >"$tmp/repo/patches/series"
 	echo "# map" >"$tmp/repo/patches/overlay.map"
 }
-mkpatch() {	# mkpatch NAME FROM TO: a patch turning line FROM into TO
-	cat >"$tmp/repo/patches/$1" <<EOP
+mkmbox() {	# mkmbox NAME SUBJECT < DIFF: a patch of the series
+	{ cat <<EOP
 From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001
 From: Test <test@example.org>
 Date: Thu, 1 Jan 2026 00:00:00 +0000
-Subject: [PATCH] lib: change $2
+Subject: [PATCH] $2
 
 ---
+EOP
+	  cat; } >"$tmp/repo/patches/$1"
+	echo "$1" >>"$tmp/repo/patches/series"
+}
+mkpatch() {	# mkpatch NAME FROM TO: a patch turning line FROM into TO
+	mkmbox "$1" "lib: change $2" <<EOP
  lib/file.c | 2 +-
  1 file changed, 1 insertion(+), 1 deletion(-)
 
@@ -74,7 +80,6 @@ diff --git a/lib/file.c b/lib/file.c
 +$3
  three
 EOP
-	echo "$1" >>"$tmp/repo/patches/series"
 }
 
 mkrepo 6 12
@@ -103,6 +108,51 @@ if out=$(FDP_BUILD="$tmp/build" "$tmp/repo/scripts/prepare-tree" --base "$tmp/ba
 else
 	not_ok "prepare-tree applies the series with its overlay files in the same commit" "$out"
 fi
+
+# A new file that a later patch changes: its final text is in the
+# overlay, on the map's "final" line, and must be what the series makes.
+mkrepo 7 3
+mkmbox 0001-add.patch "lib: add new.c" <<'EOP'
+ lib/new.c | 1 +
+ 1 file changed, 1 insertion(+)
+ create mode 100644 lib/new.c
+
+diff --git a/lib/new.c b/lib/new.c
+new file mode 100644
+index 0000000..3e75765
+--- /dev/null
++++ b/lib/new.c
+@@ -0,0 +1 @@
++new
+EOP
+mkmbox 0002-change.patch "lib: change new.c" <<'EOP'
+ lib/new.c | 2 +-
+ 1 file changed, 1 insertion(+), 1 deletion(-)
+
+diff --git a/lib/new.c b/lib/new.c
+--- a/lib/new.c
++++ b/lib/new.c
+@@ -1 +1 @@
+-new
++newer
+EOP
+(cd "$tmp/repo" && git init -q && git add -A)
+if out=$(FDP_BUILD="$tmp/build" "$tmp/repo/scripts/prepare-tree" --base "$tmp/base" 2>&1 &&
+	 FDP_BUILD="$tmp/build" "$tmp/repo/scripts/update-patches" 2>&1) &&
+   [ "$(cat "$tmp/repo/lib/new.c" 2>/dev/null)" = newer ] &&
+   grep -qx "final lib/new.c" "$tmp/repo/patches/overlay.map" &&
+   [ "$(cat "$tmp/repo/patches/series" | grep -c '^000')" = 2 ]; then
+	ok "update-patches writes the final text of a new file that a later patch changes"
+else
+	not_ok "update-patches writes the final text of a new file that a later patch changes" "$out"
+fi
+out=$(FDP_BUILD="$tmp/build" "$tmp/repo/scripts/prepare-tree" --base "$tmp/base" 2>&1) &&
+	ok "prepare-tree accepts the overlay's final text the series makes" ||
+	not_ok "prepare-tree accepts the overlay's final text the series makes" "$out"
+echo "edited" >"$tmp/repo/lib/new.c"
+expect "prepare-tree refuses a final text the series does not make" \
+	"lib/new.c: the series makes another text|&|\\+edited" \
+	env FDP_BUILD="$tmp/build" "$tmp/repo/scripts/prepare-tree" --base "$tmp/base"
 
 # A missing tool is named.
 mkdir -p "$tmp/bin"

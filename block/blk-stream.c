@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The write stream decision point.
+ *
+ * A write stream tells the device which data belong together; on an NVMe
+ * SSD with Flexible Data Placement, stream N writes through placement
+ * handle N - 1 and data of one stream share reclaim units.  Streams pay
+ * off when data that die together share a stream, which the submitter of
+ * a bio rarely knows and never knows for another tenant.  So one place in
+ * the block layer decides the stream of every write bio that reaches
+ * submit_bio(), by the first rule that applies (enum blk_stream_rule):
+ *
+ *  1. a stream already on the bio (io_uring, a filesystem that places
+ *     itself, the raw block device's write hint) is kept;
+ *  2. the io.stream setting of the bio's cgroup, which for writeback is
+ *     the cgroup the dirty pages are charged to;
+ *  3. the filesystem's stream for journal or metadata;
+ *  4. the disk's placement policy;
+ *  5. otherwise stream 0, the device's default placement.
+ *
+ * Every value is checked against the whole disk's max_write_streams (a
+ * partition's bio uses its disk's streams): a stream the disk does not
+ * have falls back to 0, so none reaches the driver.  Each decision can be
+ * traced (block_write_stream), which is also how placement is replayed
+ * outside the kernel.  Nothing runs here unless one of the sources of
+ * streams is in use: a static key, taken by each source while it is.
+ */
+
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/cgroup.h>
+#include <trace/events/block.h>
+
+#include "blk-cgroup.h"
+#include "blk-iostream.h"
+#include "blk-stream.h"
+
+DEFINE_STATIC_KEY_FALSE(blk_stream_key);
+
+/* Turn decisions on while a source of streams is in use; may sleep. */
+void blk_stream_get(void)
+{
+	static_branch_inc(&blk_stream_key);
+}
+
+void blk_stream_put(void)
+{
+	static_branch_dec(&blk_stream_key);
+}
+
+/* The decision tracepoint sees every write while it is enabled. */
+int blk_stream_trace_reg(void)
+{
+	blk_stream_get();
+	return 0;
+}
+
+void blk_stream_trace_unreg(void)
+{
+	blk_stream_put();
+}
+
+static DEFINE_MUTEX(blk_stream_kind_mutex);
+
+/**
+ * bdev_set_kind_stream - choose the stream of a kind of filesystem write
+ * @bdev: block device (whole disk or partition) the filesystem holds
+ * @kind: %WRITE_KIND_JOURNAL or %WRITE_KIND_METADATA
+ * @stream: the stream, 0 to stop placing the kind
+ *
+ * Rule 3 of the decision order: once set, writes of @kind to @bdev go to
+ * @stream unless the submitter or the bio's cgroup placed them.  Meant
+ * for the filesystem holding @bdev, which must set 0 again when it lets
+ * go of the device.  A partition uses its disk's streams.
+ *
+ * Return: 0, or -EINVAL if @kind is not a kind or the disk has no stream
+ * @stream.
+ */
+int bdev_set_kind_stream(struct block_device *bdev, enum rw_hint kind,
+			 unsigned int stream)
+{
+	unsigned int max = bdev->bd_disk->queue->limits.max_write_streams;
+	u8 *slot;
+
+	if (!rw_hint_is_kind(kind) || stream > max)
+		return -EINVAL;
+
+	slot = &bdev->bd_kind_stream[kind - WRITE_KIND_JOURNAL];
+	mutex_lock(&blk_stream_kind_mutex);
+	if (!*slot && stream)
+		blk_stream_get();
+	else if (*slot && !stream)
+		blk_stream_put();
+	WRITE_ONCE(*slot, stream);
+	mutex_unlock(&blk_stream_kind_mutex);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(bdev_set_kind_stream);
+
+/* Rule 3: the stream the filesystem chose for a journal or metadata bio. */
+static unsigned int bio_kind_stream(struct bio *bio)
+{
+	enum rw_hint hint = bio->bi_write_hint;
+
+	if (!rw_hint_is_kind(hint))
+		return 0;
+	return READ_ONCE(bio->bi_bdev->bd_kind_stream[hint - WRITE_KIND_JOURNAL]);
+}
+
+/* Rules 3 to 5, for a bio that neither its submitter nor cgroup placed. */
+static int bio_fs_or_policy_stream(struct gendisk *disk, struct bio *bio,
+				   enum blk_stream_rule *rule)
+{
+	unsigned int stream = bio_kind_stream(bio);
+
+	if (stream) {
+		*rule = BLK_STREAM_RULE_FS;
+		return stream;
+	}
+	stream = blk_stream_policy_decide(disk, bio);
+	*rule = stream ? BLK_STREAM_RULE_POLICY : BLK_STREAM_RULE_DEFAULT;
+	return stream;
+}
+
+static u64 bio_cgroup_id(struct bio *bio)
+{
+#ifdef CONFIG_BLK_CGROUP
+	if (bio->bi_blkg)
+		return cgroup_id(bio->bi_blkg->blkcg->css.cgroup);
+#endif
+	return 0;
+}
+
+static void trace_decision(struct bio *bio, enum blk_stream_rule rule)
+{
+	if (trace_block_write_stream_enabled())
+		trace_block_write_stream(bio, rule, bio_cgroup_id(bio));
+}
+
+/* Store the decided stream, checked against the disk, and count it. */
+static void bio_finish_write_stream(struct bio *bio, unsigned int stream,
+				    enum blk_stream_rule rule)
+{
+	struct gendisk *disk = bio->bi_bdev->bd_disk;
+	bool fallback = false;
+
+	/* The disk may have lost streams since the value was chosen. */
+	if (unlikely(stream > disk->queue->limits.max_write_streams)) {
+		stream = 0;
+		fallback = true;
+	}
+	bio->bi_write_stream = stream;
+	trace_decision(bio, rule);
+	blkcg_account_write_stream(bio, fallback);
+}
+
+/* An invalidation is shown to the policy and traced; it has no stream. */
+static noinline void bio_observe_invalidation(struct bio *bio)
+{
+	blk_stream_policy_observe(bio->bi_bdev->bd_disk, bio, 0);
+	trace_decision(bio, BLK_STREAM_RULE_NONE);
+}
+
+/*
+ * Rules 1 to 5 for a write that a rule before the policy may place: its
+ * submitter, its cgroup or its filesystem.  Out of line, so that the
+ * common case saves and restores few registers.
+ */
+static noinline void bio_set_placed_write_stream(struct bio *bio)
+{
+	struct gendisk *disk = bio->bi_bdev->bd_disk;
+	enum blk_stream_rule rule;
+	int stream;
+
+	if (bio->bi_write_stream) {
+		rule = BLK_STREAM_RULE_APP;
+		stream = bio->bi_write_stream;
+	} else {
+		stream = blkcg_write_stream(bio);
+		if (stream >= 0)
+			rule = BLK_STREAM_RULE_CGROUP;
+		else
+			stream = bio_fs_or_policy_stream(disk, bio, &rule);
+	}
+
+	/* A policy learning from all writes also sees those it did not place. */
+	if (rule != BLK_STREAM_RULE_POLICY && rule != BLK_STREAM_RULE_DEFAULT)
+		blk_stream_policy_observe(disk, bio, stream);
+	bio_finish_write_stream(bio, stream, rule);
+}
+
+/**
+ * __bio_set_write_stream - decide the write stream of a bio
+ * @bio: bio being submitted
+ *
+ * Fills an empty bi_write_stream of a write bio and never overwrites one
+ * that is valid for the disk.  Runs in the submitter's context, which may
+ * be atomic: it takes no lock and allocates nothing.
+ */
+void __bio_set_write_stream(struct bio *bio)
+{
+	enum req_op op = bio_op(bio);
+	unsigned int stream;
+
+	if (unlikely(op != REQ_OP_WRITE)) {
+		if (op == REQ_OP_DISCARD || op == REQ_OP_SECURE_ERASE ||
+		    op == REQ_OP_WRITE_ZEROES)
+			bio_observe_invalidation(bio);
+		return;
+	}
+
+	/*
+	 * Most writes: no rule before the policy can apply, as the write has
+	 * no stream, no cgroup has an io.stream setting and the write is not
+	 * the filesystem's journal or metadata.  Straight to the policy.
+	 */
+	if (unlikely(bio->bi_write_stream || blkcg_may_pin() ||
+		     rw_hint_is_kind(bio->bi_write_hint))) {
+		bio_set_placed_write_stream(bio);
+		return;
+	}
+	stream = blk_stream_policy_decide(bio->bi_bdev->bd_disk, bio);
+	bio_finish_write_stream(bio, stream, stream ? BLK_STREAM_RULE_POLICY :
+				BLK_STREAM_RULE_DEFAULT);
+}

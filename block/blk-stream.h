@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef BLK_STREAM_INTERNAL_H
+#define BLK_STREAM_INTERNAL_H
+
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/blk-stream.h>
+#include <linux/jump_label.h>
+
+DECLARE_STATIC_KEY_FALSE(blk_stream_key);
+
+void __bio_set_write_stream(struct bio *bio);
+void blk_stream_get(void);
+void blk_stream_put(void);
+
+/**
+ * struct blk_stream_disk - write stream placement state of a disk
+ * @active: the disk's policy and its state; NULL for "none"
+ * @hint_map: the hint policy's map, byte N the stream of hint or kind N,
+ *	%BLK_STREAM_HINT_DEFAULT for its default (see blk-stream-hint.c)
+ * @dead: the disk is being deleted; no new policy can be set
+ *
+ * Allocated when a policy is first chosen for the disk, freed with the
+ * disk.  Changed under blk_stream_mutex; @active is read under RCU.
+ */
+struct blk_stream_disk {
+	struct blk_stream_active __rcu	*active;
+	u64				hint_map;
+	bool				dead;
+};
+
+#define BLK_STREAM_HINT_DEFAULT		0xff
+#define BLK_STREAM_HINT_MAP_DEFAULT	(~0ULL)
+
+/**
+ * struct blk_stream_active - the policy installed on a disk
+ * @pol: the policy; holds a reference on its module
+ * @data: the policy's state for the disk, from its init_disk()
+ */
+struct blk_stream_active {
+	const struct blk_stream_policy	*pol;
+	void				*data;
+};
+
+void blk_stream_lock(void);
+void blk_stream_unlock(void);
+struct blk_stream_disk *blk_stream_disk_get(struct gendisk *disk);
+ssize_t blk_stream_hint_map_show(struct gendisk *disk, char *page);
+ssize_t blk_stream_hint_map_store(struct gendisk *disk, const char *page,
+				  size_t count);
+
+/**
+ * blk_stream_policy_decide - rule 4: ask the disk's policy
+ * @disk: the whole disk the bio is for
+ * @bio: a write bio that no earlier rule placed
+ *
+ * Inline: the decision point asks this of every write no earlier rule
+ * placed.
+ *
+ * Return: the policy's stream, 0 if it has none or the disk has no policy.
+ */
+static inline unsigned int
+blk_stream_policy_decide(struct gendisk *disk, struct bio *bio)
+{
+	/* Pairs with the release in blk_stream_disk_get(). */
+	struct blk_stream_disk *sd = smp_load_acquire(&disk->write_streams);
+	struct blk_stream_active *act;
+	unsigned int stream = 0;
+
+	if (!sd)
+		return 0;
+	rcu_read_lock();
+	act = rcu_dereference(sd->active);
+	if (act)
+		stream = act->pol->decide(disk, act->data, bio);
+	rcu_read_unlock();
+	return stream;
+}
+
+void blk_stream_policy_observe(struct gendisk *disk, struct bio *bio,
+			       unsigned int stream);
+ssize_t blk_stream_policy_show(struct gendisk *disk, char *page);
+ssize_t blk_stream_policy_store(struct gendisk *disk, const char *page,
+				size_t count);
+void blk_stream_disk_exit(struct gendisk *disk);
+void blk_stream_disk_free(struct gendisk *disk);
+
+/*
+ * Called from submit_bio() for every bio.  Costs one patched-out branch
+ * until some source of streams (an io.stream setting, a placement policy,
+ * the decision tracepoint) is in use.
+ */
+static inline void bio_set_write_stream(struct bio *bio)
+{
+	if (static_branch_unlikely(&blk_stream_key))
+		__bio_set_write_stream(bio);
+}
+
+#endif /* BLK_STREAM_INTERNAL_H */

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Write stream decision point: who picks the write stream of a bio.
+ * See Documentation/block/write-streams.rst.
+ */
+#ifndef _LINUX_BLK_STREAM_H
+#define _LINUX_BLK_STREAM_H
+
+#include <linux/list.h>
+#include <linux/rw_hint.h>
+
+/**
+ * enum blk_stream_rule - the rule that decided a bio's write stream
+ * @BLK_STREAM_RULE_NONE: not a write (discard, secure erase, write zeroes);
+ *	seen by the decision point only to be traced
+ * @BLK_STREAM_RULE_APP: the submitter set the stream (io_uring, a
+ *	filesystem that places its own data, the raw block device's write
+ *	hint); it is kept
+ * @BLK_STREAM_RULE_CGROUP: the operator's io.stream setting of the bio's
+ *	cgroup
+ * @BLK_STREAM_RULE_FS: the filesystem's stream for journal or metadata
+ * @BLK_STREAM_RULE_POLICY: the disk's placement policy
+ * @BLK_STREAM_RULE_DEFAULT: nothing applied: stream 0, the device's
+ *	default placement
+ * @BLK_STREAM_RULE_NR: number of rules
+ *
+ * The rules are tried in this order; the first that applies decides.
+ */
+enum blk_stream_rule {
+	BLK_STREAM_RULE_NONE,
+	BLK_STREAM_RULE_APP,
+	BLK_STREAM_RULE_CGROUP,
+	BLK_STREAM_RULE_FS,
+	BLK_STREAM_RULE_POLICY,
+	BLK_STREAM_RULE_DEFAULT,
+	BLK_STREAM_RULE_NR,
+};
+
+struct bio;
+struct block_device;
+struct gendisk;
+struct module;
+
+/**
+ * struct blk_stream_policy - a per-disk write stream placement policy
+ * @name: name written to the disk's queue/write_stream_policy file
+ * @owner: module implementing the policy
+ * @init_disk: optional; set up the policy for @disk and store its state in
+ *	@data.  May sleep.  An error keeps the disk's previous policy.
+ * @exit_disk: optional; tear down the state set up by @init_disk.  Called
+ *	after an RCU grace period: no @decide call for the disk is running.
+ * @decide: return the stream of a write bio that no earlier rule placed,
+ *	or 0 to leave it to the device's default.  Called under
+ *	rcu_read_lock() in the submitter's context, which may be atomic; the
+ *	value is checked against the disk's streams by the caller.
+ * @observe: optional; see a bio that @decide is not asked about: a write
+ *	an earlier rule placed on @stream, or a discard, secure erase or
+ *	write zeroes (@stream 0).  Same context as @decide.
+ * @list: entry in the list of registered policies
+ *
+ * A policy is rule 4 of the decision order: it decides only writes that
+ * the application, the cgroup and the filesystem left unplaced.  With
+ * @observe it still sees every write and invalidation of the disk, which
+ * a policy that learns lifetimes needs.
+ */
+struct blk_stream_policy {
+	const char *name;
+	struct module *owner;
+	int (*init_disk)(struct gendisk *disk, void **data);
+	void (*exit_disk)(struct gendisk *disk, void *data);
+	unsigned int (*decide)(struct gendisk *disk, void *data,
+			       struct bio *bio);
+	void (*observe)(struct gendisk *disk, void *data, struct bio *bio,
+			unsigned int stream);
+	struct list_head list;
+};
+
+int blk_stream_register_policy(struct blk_stream_policy *pol);
+int bdev_set_kind_stream(struct block_device *bdev, enum rw_hint kind,
+			 unsigned int stream);
+void blk_stream_unregister_policy(struct blk_stream_policy *pol);
+
+#ifdef CONFIG_BLK_CGROUP_IOSTREAM
+void blkcg_iostream_pinned(struct gendisk *disk, unsigned long *map,
+			   unsigned int nbits);
+#else
+static inline void blkcg_iostream_pinned(struct gendisk *disk,
+					 unsigned long *map, unsigned int nbits)
+{
+}
+#endif
+
+/* The block_write_stream tracepoint turns decisions on while enabled. */
+int blk_stream_trace_reg(void);
+void blk_stream_trace_unreg(void);
+
+#endif /* _LINUX_BLK_STREAM_H */

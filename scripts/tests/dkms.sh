@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Host-side tests of the out-of-tree module build (TAP): the top-level
+# Kbuild and dkms.conf.  DKMS adds, builds and installs blk-lifetime.ko
+# against the kernel build in build/obj (--kernelsourcedir; a distribution
+# would use its linux-headers package), in trees of its own, so nothing
+# outside build/ changes.  The installed module must carry that kernel's
+# version magic and load in the guest booted from that kernel, where it
+# must offer the lifetime policy.  Headers without the series, and a
+# kernel whose build lacks one of the series' exported hooks, must stop
+# the build with a message naming what is missing.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+OBJ=${FDP_BUILD:-$TOP/build}/obj
+# Under build/, which the guest sees (its /tmp is its own).
+work=${FDP_BUILD:-$TOP/build}/tests/dkms
+n=0 failed=0
+
+ok() { n=$((n + 1)); echo "ok $n $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $1"; shift; printf '%s\n' "$@" | sed 's/^/# /'; }
+finish() { echo "1..$n"; [ "$failed" = 0 ]; exit; }
+
+echo "TAP version 13"
+if ! command -v dkms >/dev/null; then
+	not_ok "dkms is installed" "run scripts/install-deps"
+	finish
+fi
+if [ ! -f "$OBJ/Module.symvers" ] || [ ! -f "$OBJ/include/config/kernel.release" ]; then
+	not_ok "a built kernel in $OBJ" "run scripts/build-kernel"
+	finish
+fi
+kver=$(cat "$OBJ/include/config/kernel.release")
+ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$TOP/dkms.conf")
+name=$(sed -n 's/^PACKAGE_NAME="\(.*\)"$/\1/p' "$TOP/dkms.conf")
+
+# The package's source: what dkms.conf says to copy to /usr/src.
+rm -rf "$work"
+mkdir -p "$work/pkg/drivers/block" "$work/usr-src" "$work/var-lib-dkms" "$work/lib-modules/$kver"
+cp "$TOP/Kbuild" "$TOP/dkms.conf" "$work/pkg/" &&
+	cp -r "$TOP/drivers/block/lifetime" "$work/pkg/drivers/block/" || exit 1
+d() {
+	dkms --dkmstree "$work/var-lib-dkms" --sourcetree "$work/usr-src" \
+	     --installtree "$work/lib-modules" "$@"
+}
+
+out=$(d add "$work/pkg" 2>&1) && ok "dkms add" || not_ok "dkms add" "$out"
+out=$(d install "$name/$ver" -k "$kver" --kernelsourcedir "$OBJ" --no-depmod 2>&1); rc=$?
+log=$work/var-lib-dkms/$name/$ver/build/make.log
+ko=$(find "$work/lib-modules/$kver" -name 'blk-lifetime.ko*' 2>/dev/null | head -n 1)
+if [ "$rc" = 0 ] && [ -n "$ko" ]; then
+	ok "dkms install builds and installs blk-lifetime for $kver"
+else
+	not_ok "dkms install builds and installs blk-lifetime for $kver" "exit $rc" \
+		"$(tail -n 5 <<<"$out")" "$(tail -n 15 "$log" 2>/dev/null)"
+	finish
+fi
+st=$(d status "$name/$ver" -k "$kver" 2>&1)
+grep -q "$name/$ver, $kver, .*: installed" <<<"$st" &&
+	ok "dkms status says installed" || not_ok "dkms status says installed" "$st"
+vm=$(modinfo -F vermagic "$ko" 2>&1)
+[ "${vm%% *}" = "$kver" ] && ok "the module's vermagic is $kver" ||
+	not_ok "the module's vermagic is $kver" "vermagic: $vm"
+
+# The installed module loads in the kernel it was built for and
+# registers its policy.
+guest='p=$(ls /sys/block/nvme*/queue/write_stream_policy | head -n 1) &&
+	! grep -qw lifetime "$p" && insmod "$0" && cat "$p" && rmmod blk_lifetime'
+if [ -f "$OBJ/arch/x86/boot/bzImage" ]; then
+	out=$("$TOP/scripts/vm-run" --out "$work/vm" --timeout 300 -- sh -c "$guest" "$ko" 2>&1); rc=$?
+	[ "$rc" = 0 ] && grep -q '^\[none\] .*lifetime' <<<"$out" &&
+		ok "the installed module loads in the guest and offers the lifetime policy" ||
+		not_ok "the installed module loads in the guest and offers the lifetime policy" \
+			"exit $rc" "$(tail -n 5 <<<"$out")"
+else
+	not_ok "the installed module loads in the guest" "no bzImage in $OBJ"
+fi
+
+# A kernel without one of the hooks: the same build against its exports.
+grep -vw blk_stream_register_policy "$OBJ/Module.symvers" >"$work/Module.symvers.nohook"
+out=$(FDP_SYMVERS=$work/Module.symvers.nohook \
+	make -C "$OBJ" M="$work/pkg" modules 2>&1); rc=$?
+[ "$rc" != 0 ] && grep -q "cannot take blk-lifetime: it does not export the series' hooks blk_stream_register_policy" <<<"$out" &&
+	ok "a kernel without the series' hooks is refused by name" ||
+	not_ok "a kernel without the series' hooks is refused by name" "exit $rc" "$(tail -n 5 <<<"$out")"
+
+# Headers of a kernel without the series (Kbuild read as kbuild reads
+# it, with the tree's srctree and configuration).
+mkdir -p "$work/no-series/include/linux"
+out=$(make -f "$TOP/Kbuild" srctree="$work/no-series" CONFIG_MODULES=y CONFIG_FSNOTIFY=y 2>&1); rc=$?
+[ "$rc" != 0 ] && grep -q "cannot take blk-lifetime: its headers .* lack include/linux/blk-stream.h" <<<"$out" &&
+	ok "headers without the series are refused by name" ||
+	not_ok "headers without the series are refused by name" "exit $rc" "$out"
+
+d remove "$name/$ver" --all --no-depmod >/dev/null 2>&1
+rm -f "$work"/vm/*.img
+[ -z "$(find "$work/lib-modules" -name 'blk-lifetime.ko*')" ] &&
+	ok "dkms remove takes the module away" || not_ok "dkms remove takes the module away"
+finish
