@@ -78,8 +78,8 @@ static unsigned int order_slow_decide(struct gendisk *disk, void *data,
 
 	atomic_inc(&order_in_decide);
 	atomic_set(&order_entered, 1);
-	for (i = 0; i < 20000 && !atomic_read(&order_switching); i++)
-		udelay(10);
+	for (i = 0; i < 40000 && !atomic_read(&order_switching); i++)
+		udelay(5);
 	mdelay(20);
 	atomic_dec(&order_in_decide);
 	return 7;
@@ -275,7 +275,7 @@ static void stream_order_test_switch(struct kunit *test)
 	task = kthread_run(order_switch_writer, &ctx, "kunit-stream-switch");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
 	for (i = 0; i < 1000 && !atomic_read(&order_entered); i++)
-		msleep(1);
+		usleep_range(1000, 2000);
 	KUNIT_EXPECT_TRUE(test, atomic_read(&order_entered));
 	atomic_set(&order_switching, 1);
 	order_set_policy(test, ctx.disk, order_policy.name);
