@@ -5,7 +5,7 @@
  *
  * Files carry a lifetime hint (F_SET_RW_HINT: none, short, medium, long,
  * extreme), and filesystems mark their journal and metadata writes with a
- * write kind; both arrive in bi_write_hint.  The map, in
+ * write kind; bio_stream_key() gives either as one key.  The map, in
  * queue/write_stream_hint_map, turns each into a stream.  Its default
  * uses the disk's free streams: stream 1 shares its placement handle with
  * unplaced writes, so streams 2..N are handed out, one per key in the
@@ -20,23 +20,23 @@
 
 #include "blk-stream.h"
 
-static const char *const blk_stream_hint_names[WRITE_HINT_NR] = {
+static const char *const blk_stream_hint_names[BLK_STREAM_KEY_NR] = {
 	[WRITE_LIFE_NOT_SET]	= "not_set",
 	[WRITE_LIFE_NONE]	= "none",
 	[WRITE_LIFE_SHORT]	= "short",
 	[WRITE_LIFE_MEDIUM]	= "medium",
 	[WRITE_LIFE_LONG]	= "long",
 	[WRITE_LIFE_EXTREME]	= "extreme",
-	[WRITE_KIND_JOURNAL]	= "journal",
-	[WRITE_KIND_METADATA]	= "metadata",
+	[BLK_STREAM_KEY_JOURNAL] = "journal",
+	[BLK_STREAM_KEY_METADATA] = "metadata",
 };
 
 /* Position in the default order, -1 for keys left unplaced. */
-static const s8 blk_stream_hint_rank[WRITE_HINT_NR] = {
+static const s8 blk_stream_hint_rank[BLK_STREAM_KEY_NR] = {
 	[WRITE_LIFE_NOT_SET]	= -1,
 	[WRITE_LIFE_NONE]	= -1,
-	[WRITE_KIND_JOURNAL]	= 0,
-	[WRITE_KIND_METADATA]	= 1,
+	[BLK_STREAM_KEY_JOURNAL] = 0,
+	[BLK_STREAM_KEY_METADATA] = 1,
 	[WRITE_LIFE_SHORT]	= 2,
 	[WRITE_LIFE_MEDIUM]	= 3,
 	[WRITE_LIFE_LONG]	= 4,
@@ -46,14 +46,14 @@ static const s8 blk_stream_hint_rank[WRITE_HINT_NR] = {
 #define BLK_STREAM_HINT_RANKS	6
 
 /**
- * blk_stream_hint_default - the default stream of a hint or kind
- * @hint: the hint or kind
+ * blk_stream_hint_default - the default stream of a key
+ * @key: the hint or kind (bio_stream_key())
  * @max: the disk's max_write_streams
  */
-static unsigned int blk_stream_hint_default(enum rw_hint hint,
+static unsigned int blk_stream_hint_default(unsigned int key,
 					    unsigned int max)
 {
-	int rank = blk_stream_hint_rank[hint];
+	int rank = blk_stream_hint_rank[key];
 	unsigned int free = max - 1;
 
 	if (rank < 0 || max < 2)
@@ -63,29 +63,29 @@ static unsigned int blk_stream_hint_default(enum rw_hint hint,
 	return 2 + rank * free / BLK_STREAM_HINT_RANKS;
 }
 
-static u8 blk_stream_hint_entry(u64 map, enum rw_hint hint)
+static u8 blk_stream_hint_entry(u64 map, unsigned int key)
 {
-	return map >> (hint * 8);
+	return map >> (key * 8);
 }
 
-static unsigned int blk_stream_hint_lookup(u64 map, enum rw_hint hint,
+static unsigned int blk_stream_hint_lookup(u64 map, unsigned int key,
 					   unsigned int max)
 {
-	u8 v = blk_stream_hint_entry(map, hint);
+	u8 v = blk_stream_hint_entry(map, key);
 
 	return v == BLK_STREAM_HINT_DEFAULT ?
-		blk_stream_hint_default(hint, max) : v;
+		blk_stream_hint_default(key, max) : v;
 }
 
 static unsigned int blk_stream_hint_decide(struct gendisk *disk, void *data,
 					   struct bio *bio)
 {
 	struct blk_stream_disk *sd = data;
-	enum rw_hint hint = bio->bi_write_hint;
+	unsigned int key = bio_stream_key(bio);
 
-	if (hint >= WRITE_HINT_NR)
+	if (key >= BLK_STREAM_KEY_NR)
 		return 0;
-	return blk_stream_hint_lookup(READ_ONCE(sd->hint_map), hint,
+	return blk_stream_hint_lookup(READ_ONCE(sd->hint_map), key,
 				      disk->queue->limits.max_write_streams);
 }
 
@@ -111,7 +111,7 @@ ssize_t blk_stream_hint_map_show(struct gendisk *disk, char *page)
 	ssize_t len = 0;
 	int i;
 
-	for (i = 0; i < WRITE_HINT_NR; i++)
+	for (i = 0; i < BLK_STREAM_KEY_NR; i++)
 		len += sysfs_emit_at(page, len, "%s %u\n",
 				     blk_stream_hint_names[i],
 				     blk_stream_hint_lookup(map, i, max));
@@ -126,7 +126,7 @@ static int blk_stream_hint_parse(char *line, unsigned int max, u64 *map)
 
 	if (!line)
 		return -EINVAL;
-	i = match_string(blk_stream_hint_names, WRITE_HINT_NR, key);
+	i = match_string(blk_stream_hint_names, BLK_STREAM_KEY_NR, key);
 	if (i < 0 || kstrtouint(skip_spaces(line), 10, &stream) ||
 	    stream > max)
 		return -EINVAL;
@@ -185,7 +185,7 @@ out:
 
 static int __init blk_stream_hint_policy_init(void)
 {
-	BUILD_BUG_ON(sizeof(u64) < WRITE_HINT_NR);
+	BUILD_BUG_ON(sizeof(u64) < BLK_STREAM_KEY_NR);
 	return blk_stream_register_policy(&blk_stream_hint_policy);
 }
 subsys_initcall(blk_stream_hint_policy_init);

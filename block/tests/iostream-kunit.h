@@ -68,11 +68,17 @@ static void iostream_test_parse_value(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, v, -100);
 }
 
-/* The count of pins follows every change of a setting, and only those. */
+/*
+ * The count of pins follows every change of a setting, and only those.
+ * Under iostream_mutex, as every change of a setting: no writer of
+ * io.stream can update the static key while the count is off by one.
+ */
 static void iostream_test_set_counts_pins(struct kunit *test)
 {
-	int before = atomic_read(&iostream_nr_pins), slot = IOSTREAM_INHERIT;
+	int before, slot = IOSTREAM_INHERIT;
 
+	mutex_lock(&iostream_mutex);
+	before = atomic_read(&iostream_nr_pins);
 	iostream_set(&slot, 3);
 	KUNIT_EXPECT_EQ(test, atomic_read(&iostream_nr_pins), before + 1);
 	iostream_set(&slot, 0);
@@ -81,6 +87,7 @@ static void iostream_test_set_counts_pins(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&iostream_nr_pins), before);
 	iostream_set(&slot, IOSTREAM_INHERIT);
 	KUNIT_EXPECT_EQ(test, atomic_read(&iostream_nr_pins), before);
+	mutex_unlock(&iostream_mutex);
 }
 
 static struct kunit_case iostream_test_cases[] = {

@@ -16,7 +16,7 @@
  */
 static const struct {
 	unsigned int max;
-	u8 stream[WRITE_HINT_NR];
+	u8 stream[BLK_STREAM_KEY_NR];
 } stream_hint_defaults[] = {
 	{ 0, { 0, 0, 0, 0, 0, 0, 0, 0 } },
 	{ 1, { 0, 0, 0, 0, 0, 0, 0, 0 } },
@@ -37,7 +37,7 @@ static void stream_hint_test_defaults(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(stream_hint_defaults); i++) {
 		unsigned int max = stream_hint_defaults[i].max;
 
-		for (h = 0; h < WRITE_HINT_NR; h++) {
+		for (h = 0; h < BLK_STREAM_KEY_NR; h++) {
 			unsigned int s;
 
 			s = blk_stream_hint_lookup(BLK_STREAM_HINT_MAP_DEFAULT,
@@ -56,7 +56,7 @@ static void stream_hint_test_defaults_fit(struct kunit *test)
 	unsigned int max, h, s;
 
 	for (max = 0; max <= 64; max++) {
-		for (h = 0; h < WRITE_HINT_NR; h++) {
+		for (h = 0; h < BLK_STREAM_KEY_NR; h++) {
 			s = blk_stream_hint_default(h, max);
 			KUNIT_EXPECT_LE(test, s, max);
 			KUNIT_EXPECT_NE(test, s, 1);
@@ -68,12 +68,12 @@ static const struct {
 	const char *line;
 	unsigned int max;
 	int ret;
-	enum rw_hint key;
+	unsigned int key;
 	u8 stream;
 } stream_hint_parse_cases[] = {
 	{ "short 3",		8, 0,	     WRITE_LIFE_SHORT,	  3 },
-	{ "journal\t8",		8, 0,	     WRITE_KIND_JOURNAL,  8 },
-	{ "metadata   0",	8, 0,	     WRITE_KIND_METADATA, 0 },
+	{ "journal\t8",		8, 0,	     BLK_STREAM_KEY_JOURNAL,  8 },
+	{ "metadata   0",	8, 0,	     BLK_STREAM_KEY_METADATA, 0 },
 	{ "not_set 1",		8, 0,	     WRITE_LIFE_NOT_SET,  1 },
 	{ "extreme 9",		8, -EINVAL },
 	{ "extreme 1",		0, -EINVAL },

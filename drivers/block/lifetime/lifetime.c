@@ -550,7 +550,7 @@ static u32 lt_file_gen(struct bio *bio, struct inode *inode, char *name)
 static u64 lt_src_key(struct bio *bio, void *src, struct file *file,
 		      char *name)
 {
-	unsigned int hint = bio->bi_write_hint & 7;
+	unsigned int hint = bio_stream_key(bio) & 7;
 	enum lt_src kind = LT_SRC_NONE;
 	u32 class = 0, gen = 0;
 
@@ -1108,11 +1108,11 @@ static noinline unsigned int lt_decide_atomic(struct lt_disk *ld,
 	return stream;
 }
 
-/* The memo's tag of a write with @hint under @inst; never 0. */
+/* The memo's tag of a write with key @key under @inst; never 0. */
 static inline u64 lt_memo_tag(const struct lt_installed *inst,
-			      enum rw_hint hint)
+			      unsigned int key)
 {
-	return (inst ? inst->tag : 1) | (u64)(u8)hint << 1;
+	return (inst ? inst->tag : 1) | (u64)(u8)key << 1;
 }
 
 /*
@@ -1178,7 +1178,7 @@ static noinline unsigned int lt_decide_slow(struct lt_disk *ld,
 				      bio_sectors(bio)) : maybe;
 	u64 pages = DIV_ROUND_UP(bio->bi_iter.bi_size, LT_PAGE_SIZE);
 	const void *blkg = lt_bio_blkg(bio);
-	u64 tag = lt_memo_tag(inst, bio->bi_write_hint);
+	u64 tag = lt_memo_tag(inst, bio_stream_key(bio));
 	unsigned int stream;
 	bool due = false;
 	struct lt_memo *m;
@@ -1248,7 +1248,7 @@ static unsigned int lt_decide(struct gendisk *disk, void *data,
 	preempt_disable();
 	m = &this_cpu_ptr(ld->log)->memo;
 	if (unlikely(!lt_memo_hit(m, src, id, lt_bio_blkg(bio),
-				  lt_memo_tag(inst, bio->bi_write_hint)) ||
+				  lt_memo_tag(inst, bio_stream_key(bio))) ||
 		     m->pages + pages >= READ_ONCE(ld->log_pages))) {
 		preempt_enable();
 		goto slow;

@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KUnit tests of the write stream decision point as a whole: the order of
+ * its rules, a policy switch while a bio is being decided, no policy on a
+ * disk without streams and no io.stat counts from tracing.  Included
+ * at the end of block/blk-iostream.c, whose private structures stand in
+ * for a cgroup with an io.stream setting; the bios are decided on a disk
+ * that is allocated but never added.
+ */
+#ifdef CONFIG_BLK_CGROUP_IOSTREAM_KUNIT_TEST
+
+#ifndef _BLK_STREAM_ORDER_KUNIT_H
+#define _BLK_STREAM_ORDER_KUNIT_H
+
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <trace/events/block.h>
+
+#define ORDER_STREAMS	8
+
+/* What the block_write_stream tracepoint said about one bio. */
+struct order_seen {
+	struct bio *bio;
+	unsigned int calls;
+	unsigned int stream;
+	unsigned int rule;
+};
+
+static void order_probe(void *data, struct bio *bio, unsigned int rule,
+			u64 cgroup)
+{
+	struct order_seen *seen = data;
+
+	if (bio != seen->bio)
+		return;
+	seen->calls++;
+	seen->stream = bio->bi_write_stream;
+	seen->rule = rule;
+}
+
+/* A policy that places every write on order_policy_stream. */
+static unsigned int order_policy_stream;
+static unsigned int order_observed;
+
+static unsigned int order_decide(struct gendisk *disk, void *data,
+				 struct bio *bio)
+{
+	return order_policy_stream;
+}
+
+static void order_observe(struct gendisk *disk, void *data, struct bio *bio,
+			  unsigned int stream)
+{
+	order_observed++;
+}
+
+static struct blk_stream_policy order_policy = {
+	.name		= "kunit-order",
+	.decide		= order_decide,
+	.observe	= order_observe,
+};
+
+/*
+ * A policy whose decision takes long enough for a switch to start while
+ * it runs; its exit_disk() notes whether any decision was still running.
+ */
+static atomic_t order_in_decide = ATOMIC_INIT(0);
+static atomic_t order_entered = ATOMIC_INIT(0);
+static atomic_t order_switching = ATOMIC_INIT(0);
+static int order_exit_saw = -1;
+
+static unsigned int order_slow_decide(struct gendisk *disk, void *data,
+				      struct bio *bio)
+{
+	int i;
+
+	atomic_inc(&order_in_decide);
+	atomic_set(&order_entered, 1);
+	for (i = 0; i < 40000 && !atomic_read(&order_switching); i++)
+		udelay(5);
+	mdelay(20);
+	atomic_dec(&order_in_decide);
+	return 7;
+}
+
+static void order_slow_exit(struct gendisk *disk, void *data)
+{
+	order_exit_saw = atomic_read(&order_in_decide);
+}
+
+static struct blk_stream_policy order_slow_policy = {
+	.name		= "kunit-slow",
+	.decide		= order_slow_decide,
+	.exit_disk	= order_slow_exit,
+};
+
+static struct gendisk *order_disk(struct kunit *test)
+{
+	struct queue_limits lim = {
+		.max_write_streams = ORDER_STREAMS,
+		.write_stream_granularity = SZ_16M,
+	};
+	struct gendisk *disk = blk_alloc_disk(&lim, NUMA_NO_NODE);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, disk);
+	return disk;
+}
+
+static void order_put_disk(struct gendisk *disk)
+{
+	blk_stream_policy_store(disk, "none", 4);
+	put_disk(disk);
+}
+
+static void order_set_policy(struct kunit *test, struct gendisk *disk,
+			     const char *name)
+{
+	KUNIT_ASSERT_EQ(test, blk_stream_policy_store(disk, name, strlen(name)),
+			(ssize_t)strlen(name));
+}
+
+/**
+ * struct order_case - one write and what each rule would say about it
+ * @desc: what the case shows
+ * @app: the stream the submitter set, 0 for none
+ * @cgroup: the io.stream setting of the bio's cgroup
+ * @kind: the write's kind
+ * @fs: the filesystem's stream on the disk for the write's kind (for the
+ *	journal if the write is data), 0 for none
+ * @policy: the policy's stream, -1 for no policy ("none")
+ * @stream: the stream the write must get
+ * @rule: the rule that must decide
+ */
+struct order_case {
+	const char *desc;
+	int app;
+	int cgroup;
+	enum write_kind kind;
+	int fs;
+	int policy;
+	unsigned int stream;
+	enum blk_stream_rule rule;
+};
+
+#define INH	IOSTREAM_INHERIT
+#define DATA	WRITE_KIND_DATA
+#define JRNL	WRITE_KIND_JOURNAL
+#define META	WRITE_KIND_METADATA
+
+static const struct order_case order_cases[] = {
+	{ "application first",		3, 4,   JRNL, 5, 6,  3, BLK_STREAM_RULE_APP },
+	{ "cgroup before filesystem",	0, 4,   JRNL, 5, 6,  4, BLK_STREAM_RULE_CGROUP },
+	{ "cgroup 0 is a pin",		0, 0,   META, 5, 6,  0, BLK_STREAM_RULE_CGROUP },
+	{ "filesystem before policy",	0, INH, JRNL, 5, 6,  5, BLK_STREAM_RULE_FS },
+	{ "metadata stream",		0, INH, META, 5, 6,  5, BLK_STREAM_RULE_FS },
+	{ "kind without stream",	0, INH, JRNL, 0, 6,  6, BLK_STREAM_RULE_POLICY },
+	{ "data to the policy",		0, INH, DATA, 5, 6,  6, BLK_STREAM_RULE_POLICY },
+	{ "policy says 0",		0, INH, DATA, 0, 0,  0, BLK_STREAM_RULE_DEFAULT },
+	{ "no policy",			0, INH, JRNL, 0, -1, 0, BLK_STREAM_RULE_DEFAULT },
+	{ "app beyond the disk",	9, 4,   DATA, 0, 6,  0, BLK_STREAM_RULE_APP },
+	{ "cgroup beyond the disk",	0, 9,   DATA, 0, 6,  0, BLK_STREAM_RULE_CGROUP },
+	{ "policy beyond the disk",	0, INH, DATA, 0, 9,  0, BLK_STREAM_RULE_POLICY },
+};
+
+#undef INH
+#undef DATA
+#undef JRNL
+#undef META
+
+static void order_case_desc(const struct order_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(order, order_cases, order_case_desc);
+
+static void stream_order_test(struct kunit *test)
+{
+	const struct order_case *c = test->param_value;
+	struct gendisk *disk = order_disk(test);
+	struct iostream_grp grp = { .stream = IOSTREAM_INHERIT };
+	struct blkcg_gq child = {};
+	enum write_kind fs_kind = c->kind ?: WRITE_KIND_JOURNAL;
+	struct order_seen seen = {};
+	struct bio bio;
+
+	/* A cgroup below the root, with io.stream set to c->cgroup. */
+	child.parent = disk->queue->root_blkg;
+	child.blkcg = &blkcg_root;
+	child.pd[blkcg_policy_iostream.plid] = &grp.pd;
+	mutex_lock(&iostream_mutex);
+	iostream_set(&grp.stream, c->cgroup);
+	mutex_unlock(&iostream_mutex);
+
+	if (c->fs)
+		KUNIT_ASSERT_EQ(test, bdev_set_kind_stream(disk->part0, fs_kind,
+							   c->fs), 0);
+	if (c->policy >= 0) {
+		order_policy_stream = c->policy;
+		order_set_policy(test, disk, order_policy.name);
+	}
+	order_observed = 0;
+
+	bio_init(&bio, disk->part0, NULL, 0, REQ_OP_WRITE);
+	bio.bi_iter.bi_size = SZ_4K;
+	bio.bi_write_stream = c->app;
+	bio_set_write_kind(&bio, c->kind);
+	bio.bi_blkg = &child;
+	seen.bio = &bio;
+	KUNIT_ASSERT_EQ(test, register_trace_block_write_stream(order_probe,
+								&seen), 0);
+	__bio_set_write_stream(&bio);
+	unregister_trace_block_write_stream(order_probe, &seen);
+	tracepoint_synchronize_unregister();
+	bio.bi_blkg = NULL;
+
+	KUNIT_EXPECT_EQ(test, bio.bi_write_stream, c->stream);
+	KUNIT_EXPECT_EQ(test, seen.calls, 1);
+	KUNIT_EXPECT_EQ(test, seen.stream, c->stream);
+	KUNIT_EXPECT_EQ(test, seen.rule, c->rule);
+	/* A policy sees the writes that earlier rules placed. */
+	if (c->policy >= 0)
+		KUNIT_EXPECT_EQ(test, order_observed,
+				c->rule != BLK_STREAM_RULE_POLICY &&
+				c->rule != BLK_STREAM_RULE_DEFAULT);
+
+	if (c->fs)
+		bdev_set_kind_stream(disk->part0, fs_kind, 0);
+	mutex_lock(&iostream_mutex);
+	iostream_set(&grp.stream, IOSTREAM_INHERIT);
+	mutex_unlock(&iostream_mutex);
+	order_put_disk(disk);
+}
+
+struct order_switch_ctx {
+	struct gendisk *disk;
+	unsigned int stream;
+	struct completion done;
+};
+
+static int order_switch_writer(void *data)
+{
+	struct order_switch_ctx *ctx = data;
+	struct bio bio;
+
+	bio_init(&bio, ctx->disk->part0, NULL, 0, REQ_OP_WRITE);
+	bio.bi_iter.bi_size = SZ_4K;
+	__bio_set_write_stream(&bio);
+	ctx->stream = bio.bi_write_stream;
+	complete(&ctx->done);
+	return 0;
+}
+
+/*
+ * A switch while a bio is being decided: the bio gets the old policy's
+ * stream, the old policy's state is torn down only after that decision
+ * returned, and the next bio gets the new policy's stream.
+ */
+static void stream_order_test_switch(struct kunit *test)
+{
+	struct order_switch_ctx ctx = { .disk = order_disk(test) };
+	struct task_struct *task;
+	struct bio bio;
+	int i;
+
+	atomic_set(&order_entered, 0);
+	atomic_set(&order_switching, 0);
+	order_exit_saw = -1;
+	order_policy_stream = 2;
+	init_completion(&ctx.done);
+	order_set_policy(test, ctx.disk, order_slow_policy.name);
+
+	task = kthread_run(order_switch_writer, &ctx, "kunit-stream-switch");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	for (i = 0; i < 1000 && !atomic_read(&order_entered); i++)
+		usleep_range(1000, 2000);
+	KUNIT_EXPECT_TRUE(test, atomic_read(&order_entered));
+	atomic_set(&order_switching, 1);
+	order_set_policy(test, ctx.disk, order_policy.name);
+	KUNIT_EXPECT_EQ(test, order_exit_saw, 0);
+	wait_for_completion(&ctx.done);
+	KUNIT_EXPECT_EQ(test, ctx.stream, 7);
+
+	bio_init(&bio, ctx.disk->part0, NULL, 0, REQ_OP_WRITE);
+	bio.bi_iter.bi_size = SZ_4K;
+	__bio_set_write_stream(&bio);
+	KUNIT_EXPECT_EQ(test, bio.bi_write_stream, 2);
+	order_put_disk(ctx.disk);
+}
+
+/* A disk without streams offers no policy and refuses one. */
+static void stream_order_test_no_streams(struct kunit *test)
+{
+	struct queue_limits lim = {};
+	struct gendisk *disk = blk_alloc_disk(&lim, NUMA_NO_NODE);
+	char *page;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, disk);
+	page = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	blk_stream_policy_show(disk, page);
+	KUNIT_EXPECT_STREQ(test, page, "[none]\n");
+	KUNIT_EXPECT_EQ(test, blk_stream_policy_store(disk, order_policy.name,
+						      strlen(order_policy.name)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, blk_stream_policy_store(disk, "none", 4), 4);
+	put_disk(disk);
+}
+
+/* Per-stream write counts of the root cgroup on @disk. */
+static u64 order_root_wios(struct gendisk *disk)
+{
+	struct iostream_grp *grp = blkg_to_iostream(disk->queue->root_blkg);
+	u64 ios = 0;
+	unsigned int i;
+	int cpu;
+
+	for (i = 0; grp && i < grp->nr_stat; i++)
+		for_each_possible_cpu(cpu)
+			ios += per_cpu_ptr(grp->stat, cpu)[i].ios;
+	return ios;
+}
+
+/*
+ * Enabling the tracepoint decides every write but counts none of them in
+ * io.stat; a source of streams (here the filesystem's journal stream)
+ * does.
+ */
+static void stream_order_test_trace_counts_nothing(struct kunit *test)
+{
+	struct gendisk *disk = order_disk(test);
+	struct order_seen seen = {};
+	struct bio bio;
+
+	if (static_key_enabled(&blk_stream_placing)) {
+		order_put_disk(disk);
+		kunit_skip(test, "a source of streams is in use");
+	}
+	KUNIT_ASSERT_EQ(test, blkcg_activate_policy(disk, &blkcg_policy_iostream),
+			0);
+	bio_init(&bio, disk->part0, NULL, 0, REQ_OP_WRITE);
+	bio.bi_iter.bi_size = SZ_4K;
+	bio.bi_blkg = disk->queue->root_blkg;
+	seen.bio = &bio;
+	KUNIT_ASSERT_EQ(test, register_trace_block_write_stream(order_probe,
+								&seen), 0);
+	__bio_set_write_stream(&bio);
+	KUNIT_EXPECT_EQ(test, seen.calls, 1);
+	KUNIT_EXPECT_EQ(test, order_root_wios(disk), 0);
+
+	KUNIT_EXPECT_EQ(test, bdev_set_kind_stream(disk->part0,
+						   WRITE_KIND_JOURNAL, 3), 0);
+	bio.bi_write_stream = 0;
+	__bio_set_write_stream(&bio);
+	KUNIT_EXPECT_EQ(test, order_root_wios(disk), 1);
+	bdev_set_kind_stream(disk->part0, WRITE_KIND_JOURNAL, 0);
+
+	unregister_trace_block_write_stream(order_probe, &seen);
+	tracepoint_synchronize_unregister();
+	bio.bi_blkg = NULL;
+	order_put_disk(disk);
+}
+
+static int stream_order_suite_init(struct kunit_suite *suite)
+{
+	int ret = blk_stream_register_policy(&order_policy);
+
+	if (!ret)
+		ret = blk_stream_register_policy(&order_slow_policy);
+	return ret;
+}
+
+static void stream_order_suite_exit(struct kunit_suite *suite)
+{
+	blk_stream_unregister_policy(&order_slow_policy);
+	blk_stream_unregister_policy(&order_policy);
+}
+
+static struct kunit_case stream_order_test_cases[] = {
+	KUNIT_CASE_PARAM(stream_order_test, order_gen_params),
+	KUNIT_CASE_SLOW(stream_order_test_switch),
+	KUNIT_CASE(stream_order_test_no_streams),
+	KUNIT_CASE(stream_order_test_trace_counts_nothing),
+	{}
+};
+
+static struct kunit_suite stream_order_test_suite = {
+	.name = "blk-stream-order",
+	.suite_init = stream_order_suite_init,
+	.suite_exit = stream_order_suite_exit,
+	.test_cases = stream_order_test_cases,
+};
+
+kunit_test_suite(stream_order_test_suite);
+
+#endif /* _BLK_STREAM_ORDER_KUNIT_H */
+#endif /* CONFIG_BLK_CGROUP_IOSTREAM_KUNIT_TEST */
