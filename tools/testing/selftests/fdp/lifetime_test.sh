@@ -638,11 +638,16 @@ nsid=$(cat /sys/block/$disk/nsid 2>/dev/null)
 # The disk of the same namespace on the same controller (by serial), which
 # may come back under another name.
 same_disk() {
-	local d
-	for d in /sys/block/nvme*; do
-		[ "$(tr -d ' ' <$d/device/serial 2>/dev/null)" = "$serial" ] &&
-			[ "$(cat $d/nsid 2>/dev/null)" = "$nsid" ] &&
-			{ echo "${d##*/}"; return 0; }
+	local c d
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(tr -d ' ' <"$c/serial" 2>/dev/null)" = "$serial" ] || continue
+		# nvmeXnZ, or nvmeXcYnZ: a path of the multipath disk nvmeXnZ
+		for d in "$c"/nvme*n*; do
+			d=${d##*/}
+			case $d in nvme*c*n*) d=${d%%c*}n${d##*n} ;; esac
+			[ "$(cat "/sys/block/$d/nsid" 2>/dev/null)" = "$nsid" ] &&
+				{ echo "$d"; return 0; }
+		done
 	done
 	return 1
 }
@@ -713,6 +718,7 @@ elif [ -n "$how" ]; then
 		done
 	fi
 	diag "$how: $disk gone $gone, back as ${back:-nothing}"
+	[ -n "$back" ] || diag "disks now: $(ls /sys/block | tr '\n' ' ')"
 	after=
 	[ -n "$back" ] &&
 		after=$(dd if=/dev/$back bs=1M count=4 iflag=direct status=none | sha256sum)
