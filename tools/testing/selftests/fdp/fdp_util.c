@@ -21,6 +21,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -157,11 +158,13 @@ static int open_disk(const char *name, struct fdp_disk *disk)
 }
 
 /**
- * fdp_open_disk() - find and open the FDP namespace
+ * fdp_open_disk() - find and open an FDP namespace for fdp_tool
  * @disk: filled in on success
  *
  * The disk is named by $FDP_DISK, or else it is the first NVMe namespace
- * whose device answers a reclaim unit handle status request.
+ * whose device answers a reclaim unit handle status request.  Tests do
+ * not look for a disk: they take the one the runner names (see
+ * fdp_require_disk()).
  *
  * Return: 0, -ENODEV when there is no FDP namespace, or another -errno.
  */
@@ -198,21 +201,69 @@ int fdp_open_disk(struct fdp_disk *disk)
 	return ret;
 }
 
+/*
+ * The name under /sys/block of the whole disk at @path, which the runner
+ * named in @var.  Anything else ends the test: a runner that names a
+ * device means it to be tested.
+ */
+static void named_disk(const char *var, const char *path, char *name, size_t len)
+{
+	char link[512], target[512];
+	struct stat st;
+	const char *base;
+	ssize_t n;
+
+	if (stat(path, &st) || !S_ISBLK(st.st_mode))
+		ksft_exit_fail_msg("%s=%s: not a block device\n", var, path);
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_rdev),
+		 minor(st.st_rdev));
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		ksft_exit_fail_msg("%s=%s: %s: %s\n", var, path, link, strerror(errno));
+	target[n] = '\0';
+	base = strrchr(target, '/');
+	base = base ? base + 1 : target;
+	snprintf(name, len, "%s", base);
+	snprintf(link, sizeof(link), "/sys/block/%s", name);
+	if (access(link, F_OK))
+		ksft_exit_fail_msg("%s=%s: a partition; name the whole disk\n", var, path);
+}
+
 /**
- * fdp_require_disk() - open the FDP namespace or end the test
+ * fdp_require_disk() - open the FDP namespace the runner named, or end the test
  * @disk: filled in on success
  *
- * Without an FDP namespace the test is skipped, unless $FDP_HANDLES says
- * the machine has one (the test guest sets it): then it fails.
+ * The tests destroy the data of the disk they run on, so they run only on
+ * the one named by $FDP_TEST_DEV, as blktests takes TEST_DEVS and xfstests
+ * SCRATCH_DEV.  Without it the test is skipped.  A named disk without FDP
+ * write streams is skipped too, unless $FDP_HANDLES says it has them (the
+ * test guest sets it): then the test fails.
  */
 void fdp_require_disk(struct fdp_disk *disk)
 {
-	int ret = fdp_open_disk(disk);
+	const char *path = getenv("FDP_TEST_DEV");
+	char name[256];
+	struct ruhs r;
+	int ret;
 
-	if (ret == -ENODEV && !getenv("FDP_HANDLES"))
-		ksft_exit_skip("no NVMe namespace with FDP write streams\n");
+	if (!path || !*path)
+		ksft_exit_skip("%s\n", FDP_TEST_DEV_HELP);
+	named_disk("FDP_TEST_DEV", path, name, sizeof(name));
+	ret = open_disk(name, disk);
 	if (ret)
-		ksft_exit_fail_msg("no FDP namespace found: %s\n", strerror(-ret));
+		ksft_exit_fail_msg("FDP_TEST_DEV=%s: %s\n", path, strerror(-ret));
+	ret = read_ruhs(disk->fd, disk->nsid, &r);
+	if (!ret && !disk->ru_blocks)
+		ret = -ENODEV;	/* only the kernel's stream support reports it */
+	if (ret && !getenv("FDP_HANDLES"))
+		ksft_exit_skip("FDP_TEST_DEV=%s: no FDP write streams (%s)\n", path,
+			       strerror(-ret));
+	if (ret)
+		ksft_exit_fail_msg("FDP_TEST_DEV=%s: no FDP write streams: %s\n", path,
+				   strerror(-ret));
+	disk->nr_handles = r.nruhsd;
+	ksft_print_msg("testing on %s (FDP_TEST_DEV=%s); its data is destroyed\n",
+		       disk->name, path);
 }
 
 void fdp_close_disk(struct fdp_disk *disk)
@@ -223,33 +274,32 @@ void fdp_close_disk(struct fdp_disk *disk)
 }
 
 /**
- * fdp_open_plain_disk() - name an NVMe namespace without write streams
- * @name: buffer for the block device name
+ * fdp_plain_disk() - the disk without write streams the runner named
+ * @name: buffer for the block device name, "" when none was named
  * @len: size of @name
  *
- * Return: 0 or -ENODEV.
+ * Some tests also need a disk with no write streams, for an external
+ * journal or log and to check that stream settings are refused there.
+ * It is named by $FDP_TEST_PLAIN_DEV and its data is destroyed too.
+ *
+ * Return: true when a disk was named; a named device that is not a whole
+ * disk without write streams ends the test.
  */
-int fdp_open_plain_disk(char *name, size_t len)
+bool fdp_plain_disk(char *name, size_t len)
 {
-	struct dirent *de;
-	int ret = -ENODEV;
+	const char *path = getenv("FDP_TEST_PLAIN_DEV");
 	uint64_t v;
-	DIR *dir;
 
-	dir = opendir("/sys/block");
-	if (!dir)
-		return -errno;
-	while ((de = readdir(dir))) {
-		if (!is_whole_nvme_disk(de->d_name))
-			continue;
-		if (!fdp_read_sysfs_u64(de->d_name, "queue/max_write_streams", &v) && !v) {
-			snprintf(name, len, "%s", de->d_name);
-			ret = 0;
-			break;
-		}
+	name[0] = '\0';
+	if (!path || !*path) {
+		ksft_print_msg("%s\n", FDP_TEST_PLAIN_DEV_HELP);
+		return false;
 	}
-	closedir(dir);
-	return ret;
+	named_disk("FDP_TEST_PLAIN_DEV", path, name, len);
+	if (fdp_read_sysfs_u64(name, "queue/max_write_streams", &v) || v)
+		ksft_exit_fail_msg("FDP_TEST_PLAIN_DEV=%s: not a disk without write streams\n",
+				   path);
+	return true;
 }
 
 int fdp_snapshot(const struct fdp_disk *disk, struct fdp_snapshot *snap)

@@ -71,10 +71,18 @@ void fdp_ring_exit(struct fdp_ring *r);
 int fdp_ring_write(struct fdp_ring *r, int fd, const void *buf, size_t len,
 		   off_t off, unsigned int stream);
 
+/* What a test that skips for want of a named disk says. */
+#define FDP_TEST_DEV_HELP \
+	"no disk named: set FDP_TEST_DEV=/dev/nvmeXnY to an NVMe FDP namespace " \
+	"whose data the test may destroy"
+#define FDP_TEST_PLAIN_DEV_HELP \
+	"no disk without streams named: set FDP_TEST_PLAIN_DEV=/dev/DISK " \
+	"(its data is destroyed) to run the cases that need one"
+
 int fdp_open_disk(struct fdp_disk *disk);
 void fdp_require_disk(struct fdp_disk *disk);
 void fdp_close_disk(struct fdp_disk *disk);
-int fdp_open_plain_disk(char *name, size_t len);
+bool fdp_plain_disk(char *name, size_t len);
 int fdp_read_sysfs_u64(const char *disk, const char *attr, uint64_t *val);
 int fdp_snapshot(const struct fdp_disk *disk, struct fdp_snapshot *snap);
 int fdp_usage(const struct fdp_disk *disk, const struct fdp_snapshot *before,

@@ -14,8 +14,12 @@
  * where it should; the metadata and journal writes a filesystem makes
  * along with it are allowed, bounded, on the handles they may use.
  *
- * The test fails when the interface files or mount options are missing;
- * it skips only when there is no FDP namespace with write streams.
+ * The test runs on the FDP namespace named by $FDP_TEST_DEV and destroys
+ * its data; $FDP_TEST_PLAIN_DEV names a disk without streams for the
+ * cases that need one (see fdp_util.c).  It skips when no disk is named,
+ * when the named disk has no write streams and when the kernel has no
+ * write_stream_policy; it fails when the other interface files or mount
+ * options are missing.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -671,6 +675,12 @@ static void fail_n(unsigned int n, const char *tag, const char *why)
 		ksft_test_result_fail("%s: %s\n", tag, why);
 }
 
+static void skip_n(unsigned int n, const char *tag, const char *why)
+{
+	while (n--)
+		ksft_test_result_skip("%s: %s\n", tag, why);
+}
+
 /*
  * Hint placement on @c, with the hint policy and then with none, each
  * followed by the integrity check.  The journal or log is on the FDP disk
@@ -1081,7 +1091,7 @@ static void fs_options(const char *tag, struct fs_cfg *c)
 	bad_mount(name, c, opt, jopt, known);
 	snprintf(name, sizeof(name), "%s_bad_metadata_stream_1_on_disk_without_streams", tag);
 	if (!plain[0]) {
-		ksft_test_result_fail("%s: no disk without streams\n", name);
+		ksft_test_result_skip("%s: no FDP_TEST_PLAIN_DEV\n", name);
 		return;
 	}
 	snprintf(pc.dev, sizeof(pc.dev), "%s", plain_path);
@@ -1118,9 +1128,13 @@ static void test_cgroup_pin(void)
 	int ret;
 
 	snprintf(c.dev, sizeof(c.dev), "%s", disk.path);
-	snprintf(c.logdev, sizeof(c.logdev), "%s", plain[0] ? plain_path : "");
-	if (!plain[0] || do_mkfs(&c) || do_mount(&c, NULL)) {
-		fail_n(NR_PIN_TESTS, "ext4_cgroup_pin", "no disk without streams, mkfs or mount");
+	if (!plain[0]) {
+		skip_n(NR_PIN_TESTS, "ext4_cgroup_pin", "no FDP_TEST_PLAIN_DEV");
+		return;
+	}
+	snprintf(c.logdev, sizeof(c.logdev), "%s", plain_path);
+	if (do_mkfs(&c) || do_mount(&c, NULL)) {
+		fail_n(NR_PIN_TESTS, "ext4_cgroup_pin", "mkfs or mount failed");
 		return;
 	}
 	cg_create(cg, sizeof(cg), top, "pin");
@@ -1413,7 +1427,7 @@ static void test_map(void)
 	map_good("map_default_word_resets", "default", def_map);
 
 	if (!plain[0]) {
-		fail_n(2, "map_disk_without_streams", "no disk without streams");
+		skip_n(2, "map_disk_without_streams", "no FDP_TEST_PLAIN_DEV");
 		return;
 	}
 	default_map(0, map);
@@ -1442,18 +1456,20 @@ int main(void)
 	struct fs_cfg c;
 	static const char * const fs[] = { "ext4", "xfs" };
 	unsigned int i;
+	char buf[256];
 
 	ksft_print_header();
 	disk.fd = -1;
 	fdp_require_disk(&disk);
+	if (queue_read(disk.name, "write_stream_policy", buf, sizeof(buf)) == -ENOENT)
+		ksft_exit_skip("%s: no queue/write_stream_policy in this kernel\n", disk.name);
 	if (disk.max_write_streams < NEED_STREAMS)
 		ksft_exit_fail_msg("%s has %u write streams, the test needs %u\n", disk.name,
 				   disk.max_write_streams, NEED_STREAMS);
 	if (disk.lba_size != 4096 && disk.lba_size != 512)
 		ksft_exit_fail_msg("unexpected logical block size %u\n", disk.lba_size);
 	read_devnum(disk.name, devnum, sizeof(devnum));
-	if (fdp_open_plain_disk(plain, sizeof(plain)))
-		plain[0] = '\0';
+	fdp_plain_disk(plain, sizeof(plain));
 	snprintf(plain_path, sizeof(plain_path), "/dev/%s", plain);
 	default_map(disk.max_write_streams, def_map);
 	ksft_print_msg("FDP disk %s (%s, %u streams), disk without streams %s\n", disk.name,

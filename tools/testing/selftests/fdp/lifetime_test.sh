@@ -6,58 +6,85 @@
 # check runs the writes under "fdp_tool watch" and reads which placement
 # handles consumed them.
 #
-# The policy must be available: built in, loaded, or its module at
-# $LIFETIME_KO.  Needs ext4, cgroup v2 with the io controller, debugfs.
-# Skips (KSFT_SKIP) only when the namespace has no write streams.
+# The test runs only on the FDP namespace named by $FDP_TEST_DEV (such as
+# /dev/nvme0n1), whose data it destroys; without it, it skips.  It skips
+# too when the named namespace has no write streams (unless $FDP_HANDLES
+# says it has, as the test guest does) and when the policy is not
+# available: not built in, not loaded, no blk-lifetime module to load and
+# no $LIFETIME_KO.  A policy that is there but does not load fails.
+# Needs ext4, cgroup v2 with the io controller, debugfs.
 #
-# The disk removal case unplugs the namespace's controller.  In a VM
-# whose harness sets FDP_HOTPLUG, it asks the harness for a QEMU
+# The disk removal case unplugs the namespace's controller, and with it
+# every namespace on it, only when $FDP_TEST_HOTPLUG names the
+# controller's PCI function (such as 0000:00:04.0); it skips otherwise.
+# In a VM whose harness sets FDP_HOTPLUG, it asks the harness for a QEMU
 # device_del and device_add of the controller (QEMU id = its serial) by
 # writing "del ID" or "add ID" to $FDP_HOTPLUG.req and reading "ok" back
 # from $FDP_HOTPLUG.ack; without it, it removes and rescans the PCI
 # function.
 #
-# Runs as root; uses and reformats the FDP namespace.
+# Runs as root.
 
-KSFT_PASS=0
-KSFT_FAIL=1
-KSFT_SKIP=4
 MiB=$((1024 * 1024))
 
 dir=$(cd "$(dirname "$0")" && pwd)
+. "$dir/../kselftest/ktap_helpers.sh"
 tool=$dir/fdp_tool
 mnt=/tmp/lifetime_test.mnt
 top=/sys/fs/cgroup/lifetime_test
-nr=0
-failed=0
+nr_tests=24
 
-ok() { nr=$((nr + 1)); echo "ok $nr $*"; }
-not_ok() { nr=$((nr + 1)); failed=$((failed + 1)); echo "not ok $nr $*"; }
 check() {	# NAME CMD...: a test case from a command's status
 	local name=$1
 	shift
-	if "$@"; then ok "$name"; else not_ok "$name"; fi
+	if "$@"; then ktap_test_pass "$name"; else ktap_test_fail "$name"; fi
 }
 diag() { echo "# $*"; }
-bail() { echo "Bail out! $*"; cleanup; exit $KSFT_FAIL; }
+bail() { cleanup; ktap_exit_fail_msg "$*"; }
+skip_all() { ktap_skip_all "$*"; exit "$KSFT_SKIP"; }
 
-read -r disk_kv handles_kv streams_kv _ < <("$tool" info 2>/dev/null)
-disk=${disk_kv#disk=}
+ktap_print_header
+if [ -z "${FDP_TEST_DEV:-}" ]; then
+	skip_all "no disk named: set FDP_TEST_DEV=/dev/nvmeXnY to an NVMe FDP" \
+		"namespace whose data the test may destroy"
+fi
+[ -b "$FDP_TEST_DEV" ] || ktap_exit_fail_msg "FDP_TEST_DEV=$FDP_TEST_DEV: not a block device"
+disk=$(basename "$(readlink -f "/sys/dev/block/$(stat -L -c %Hr:%Lr "$FDP_TEST_DEV")")")
+[ -e "/sys/block/$disk" ] ||
+	ktap_exit_fail_msg "FDP_TEST_DEV=$FDP_TEST_DEV: a partition; name the whole disk"
+# fdp_tool works on the disk named by $FDP_DISK.
+export FDP_DISK=$disk
+read -r disk_kv _ streams_kv _ < <("$tool" info 2>/dev/null)
 streams=${streams_kv#max_write_streams=}
-echo "TAP version 13"
-if [ -z "$disk" ] || [ "${streams:-0}" -lt 2 ]; then
-	echo "1..0 # SKIP no FDP namespace with write streams"
-	exit $KSFT_SKIP
+if [ "${disk_kv#disk=}" != "$disk" ] || [ "${streams:-0}" -lt 2 ]; then
+	[ -n "${FDP_HANDLES:-}" ] &&
+		ktap_exit_fail_msg "FDP_TEST_DEV=$FDP_TEST_DEV: no FDP write streams"
+	skip_all "FDP_TEST_DEV=$FDP_TEST_DEV: no FDP write streams"
 fi
 dev=$(cat /sys/block/$disk/dev)
 q=/sys/block/$disk/queue
 lt=/sys/block/$disk/lifetime
 dbg=/sys/kernel/debug/block/$disk/lifetime
 
+# The policy, or a reason in $why: 0 if it is there, 4 (KSFT_SKIP) if it
+# is not available here, 1 if it is there but does not load.
 load_module() {
+	why=
 	grep -qw lifetime $q/write_stream_policy && return 0
-	[ -n "${LIFETIME_KO:-}" ] && insmod "$LIFETIME_KO" 2>/dev/null
-	grep -qw lifetime $q/write_stream_policy
+	if [ -z "${LIFETIME_KO:-}" ]; then
+		# An installed module (make modules_install) is the runner's too.
+		LIFETIME_KO=$(modinfo -n blk-lifetime 2>/dev/null)
+		if [ -z "$LIFETIME_KO" ]; then
+			why="no lifetime policy: build CONFIG_BLK_STREAM_LIFETIME"
+			why+=" or set LIFETIME_KO=blk-lifetime.ko"
+			return "$KSFT_SKIP"
+		fi
+	fi
+	[ -f "$LIFETIME_KO" ] || { why="LIFETIME_KO=$LIFETIME_KO: no such file"; return 1; }
+	insmod "$LIFETIME_KO" || { why="insmod $LIFETIME_KO failed"; return 1; }
+	grep -qw lifetime $q/write_stream_policy && return 0
+	why="$LIFETIME_KO loaded, but $disk offers no lifetime policy"
+	return 1
 }
 
 cleanup() {
@@ -172,12 +199,17 @@ start_policy() {	# RECLAIM_AGE_BYTES
 	echo "$1" >$lt/reclaim_age
 }
 
+load_module
+case $? in
+0) ;;
+"$KSFT_SKIP") skip_all "$why" ;;
+*) ktap_exit_fail_msg "$why" ;;
+esac
+diag "testing on $disk (FDP_TEST_DEV=$FDP_TEST_DEV); its data is destroyed"
 echo "+io +memory" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 mkdir -p $top
 echo "+io +memory" >$top/cgroup.subtree_control 2>/dev/null
-echo "1..24"
-
-load_module || bail "no lifetime policy: built in, loaded, or at \$LIFETIME_KO"
+ktap_set_plan $nr_tests
 
 # --- sysfs and debugfs -------------------------------------------------
 start_policy $((8 * MiB)) || bail "cannot select the lifetime policy"
@@ -575,8 +607,8 @@ if addpart /dev/$disk 1 0 $part && addpart /dev/$disk 2 $part $part &&
 	check "a partition's writes are tracked at their place on the disk" \
 		sh -c "[ '$d1' = 0 ] && [ '$d2' = $((4 * MiB)) ]"
 else
-	not_ok "a partition's writes are tracked at their place on the disk" \
-		"(cannot add partitions to $disk)"
+	diag "cannot add partitions to $disk"
+	ktap_test_fail "a partition's writes are tracked at their place on the disk"
 fi
 delpart /dev/$disk 2 2>/dev/null
 delpart /dev/$disk 1 2>/dev/null
@@ -588,7 +620,8 @@ echo none >$q/write_stream_policy
 # del_gendisk runs under the policy.  Under scripts/vm-run (FDP_HOTPLUG
 # set) QEMU unplugs it (device_del: ACPI asks the guest to eject it) and
 # plugs it back (device_add) with its namespace; elsewhere the guest's
-# side of it is done by hand, PCI remove and rescan.  The disk must go
+# side of it is done by hand, PCI remove and rescan.  Either way only with
+# FDP_TEST_HOTPLUG naming the controller's PCI function.  The disk must go
 # and come back, synced data must be intact, only I/O after the removal
 # may fail, the kernel must log no warning, and the disk that comes back
 # must take the policy again.
@@ -598,7 +631,26 @@ for c in /sys/class/nvme/nvme*; do
 		{ ctrl=$c; break; }
 done
 pci=$(readlink -f "$ctrl/device" 2>/dev/null)
+pcifn=${pci##*/}
 serial=$(tr -d ' ' <"$ctrl/serial" 2>/dev/null)
+nsid=$(cat /sys/block/$disk/nsid 2>/dev/null)
+
+# The disk of the same namespace on the same controller (by serial), which
+# may come back under another name.
+same_disk() {
+	local c d
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(tr -d ' ' <"$c/serial" 2>/dev/null)" = "$serial" ] || continue
+		# nvmeXnZ, or nvmeXcYnZ: a path of the multipath disk nvmeXnZ
+		for d in "$c"/nvme*n*; do
+			d=${d##*/}
+			case $d in nvme*c*n*) d=${d%%c*}n${d##*n} ;; esac
+			[ "$(cat "/sys/block/$d/nsid" 2>/dev/null)" = "$nsid" ] &&
+				{ echo "$d"; return 0; }
+		done
+	done
+	return 1
+}
 
 # Ask vm-run's QMP agent for "del" or "add" of the controller (its QEMU
 # id is its serial) and wait for the answer.
@@ -617,7 +669,15 @@ hotplug() {	# del|add
 	[ "$a" = ok ]
 }
 
-if [ -n "${FDP_HOTPLUG:-}" ] && [ -n "$serial" ]; then
+removal="disk removal under writes with the policy on: data intact, no warning"
+how=
+if [ -z "${FDP_TEST_HOTPLUG:-}" ]; then
+	diag "set FDP_TEST_HOTPLUG=${pcifn:-PCI_FUNCTION} to let the test unplug" \
+		"$disk's controller, and every namespace on it, and plug it back"
+elif [ "$FDP_TEST_HOTPLUG" != "$pcifn" ] || [ -z "$serial" ] || [ -z "$nsid" ]; then
+	diag "FDP_TEST_HOTPLUG=$FDP_TEST_HOTPLUG: not $disk's controller (${pcifn:-none})"
+	how=none
+elif [ -n "${FDP_HOTPLUG:-}" ]; then
 	how="QEMU device_del and device_add"
 	unplug() { hotplug del; }
 	replug() { hotplug add; }
@@ -626,9 +686,12 @@ elif [ -w "$pci/remove" ]; then
 	unplug() { echo 1 >"$pci/remove"; }
 	replug() { echo 1 >/sys/bus/pci/rescan; }
 else
-	how=
+	diag "no hot plug agent and no PCI remove for $pcifn"
+	how=none
 fi
-if [ -n "$how" ]; then
+if [ "$how" = none ]; then
+	ktap_test_fail "$removal"
+elif [ -n "$how" ]; then
 	start_policy $((4 * MiB))
 	"$tool" write --offset 0 --size $((4 * MiB)) >/dev/null
 	sync
@@ -649,14 +712,13 @@ if [ -n "$how" ]; then
 	back=
 	if replug; then
 		for i in $(seq 1 150); do
-			read -r disk_kv _ < <("$tool" info 2>/dev/null)
-			back=${disk_kv#disk=}
-			[ -n "$back" ] && [ -e /sys/block/$back ] && break
+			back=$(same_disk) && [ -e /dev/$back ] && break
 			back=
 			sleep 0.2
 		done
 	fi
 	diag "$how: $disk gone $gone, back as ${back:-nothing}"
+	[ -n "$back" ] || diag "disks now: $(ls /sys/block | tr '\n' ' ')"
 	after=
 	[ -n "$back" ] &&
 		after=$(dd if=/dev/$back bs=1M count=4 iflag=direct status=none | sha256sum)
@@ -667,13 +729,13 @@ if [ -n "$how" ]; then
 		echo lifetime >$q/write_stream_policy 2>/dev/null &&
 			[ -d /sys/block/$back/lifetime ] && again=1
 	fi
-	check "disk removal ($how) under writes with the policy on: data intact, no warning" \
+	diag "disk removal by $how"
+	check "$removal" \
 		sh -c "[ $gone = 1 ] && [ -n '$back' ] && [ '$before' = '$after' ] &&
 		       [ $warn = 0 ] && [ $again = 1 ]"
 else
-	ok "# SKIP disk removal: no hot plug agent and no PCI remove for $disk"
+	ktap_test_skip "$removal"
 fi
 
 cleanup
-[ $failed = 0 ] && exit $KSFT_PASS
-exit $KSFT_FAIL
+ktap_finished

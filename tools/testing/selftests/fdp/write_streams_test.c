@@ -8,8 +8,10 @@
  * N for direct I/O) and from io_uring's per-I/O write_stream.
  *
  * Placement is read from the device (reclaim unit handle status), not from
- * the kernel.  The test skips only when there is no FDP namespace; with
- * FDP_HANDLES set (the test guest sets it), a missing namespace fails.
+ * the kernel.  The test writes on the FDP namespace named by $FDP_TEST_DEV
+ * and destroys its data; it skips when no disk is named or the named disk
+ * has no FDP write streams (with FDP_HANDLES set, as the test guest sets
+ * it, such a disk fails the test).
  */
 #define _GNU_SOURCE
 #include <errno.h>
