@@ -43,6 +43,7 @@
 #include <linux/dcache.h>
 #include <linux/debugfs.h>
 #include <linux/iomap.h>
+#include <linux/jump_label.h>
 #include <linux/kobject.h>
 #include <linux/module.h>
 #include <linux/pagemap.h>
@@ -178,6 +179,7 @@ struct lt_memo {
  * @cur: the half bios are logged into; the replay takes the other
  * @len: records in each half
  * @pages: pages written by the records of each half
+ * @ranges: owner table ranges the records of each half touch
  * @rec: the two halves
  * @stream_pages: pages this CPU's bios were sent to each stream with by
  *	this policy, but for those @memo still holds
@@ -193,6 +195,7 @@ struct lt_log {
 	u8 cur;
 	u32 len[2];
 	u64 pages[2];
+	u64 ranges[2];
 	struct lt_rec rec[2][LT_LOG_LEN];
 	u64 stream_pages[LT_MAX_STREAMS + 1];
 	u64 skipped_pages;
@@ -204,10 +207,11 @@ struct lt_log {
 
 /**
  * struct lt_installed - a layout as bios use it
- * @rcu: to free it after readers are done (first: kfree_rcu() needs it
- *	near the start)
- * @tag: lt_memo_tag() of a write with no hint under this layout: the
- *	installs on the disk up to this one (from 1) above the hint's bits
+ * @rcu: to free it after readers are done (first: kvfree_rcu() needs
+ *	it near the start)
+ * @tag: lt_memo_tag() of a write with no hint under this layout: a
+ *	number new on each install and each recycling of tenant slots
+ *	(lt_new_tag()) above the hint's bits
  * @tenants: active tenants planned for
  * @informed: tenants whose labels had shown deaths when planned (see
  *	lt_informed())
@@ -217,6 +221,13 @@ struct lt_log {
  *	stream of their own, 0 = empty; a bio of a label not in it takes its
  *	tenant's stream
  * @layout: the planner's result
+ *
+ * About 14 KiB, of which bios read the index, the keys and the layout's
+ * stream tables; the rest is for display.  The worker allocates one with
+ * kvzalloc() for each layout it installs (one it does not install is
+ * kept for the next plan): from the slab while an order-2 block is
+ * free, so that a bio's lookups touch few pages, and from vmalloc when
+ * memory is fragmented, so that a plan does not fail for it.
  */
 struct lt_installed {
 	struct rcu_head rcu;
@@ -227,6 +238,29 @@ struct lt_installed {
 	u16 tenant[LT_MAX_LABELS];
 	u16 hash[LT_HASH_SIZE];
 	struct lt_layout layout;
+};
+
+#define LT_TENANT_HASH_BITS	8
+#define LT_TENANT_HASH		BIT(LT_TENANT_HASH_BITS)
+/* Cgroups the index holds at most, slot owners and sharers: half full. */
+#define LT_TENANT_ENTRIES	(LT_TENANT_HASH / 2)
+/* The slot that cgroups share when every slot has a cgroup of its own. */
+#define LT_TENANT_SHARE		(LT_MAX_TENANTS - 1)
+
+/**
+ * struct lt_tenant_index - cgroup id to tenant slot, as bios look it up
+ * @rcu: to free it after readers are done
+ * @nr: entries in use
+ * @key: open-addressed by hash_64() of the key, the cgroup id plus one;
+ *	0 = empty.  Entries are only added (under the disk's lock, the slot
+ *	before the key); a recycling replaces the whole index
+ * @slot: the tenant slot of each entry
+ */
+struct lt_tenant_index {
+	struct rcu_head rcu;
+	unsigned int nr;
+	u64 key[LT_TENANT_HASH];
+	u8 slot[LT_TENANT_HASH];
 };
 
 /**
@@ -247,9 +281,31 @@ struct lt_installed {
  * @next_period: @now at which the next period, a quarter of a reclaim
  *	age, ends
  * @periods_due: periods that ended and that the worker has not aged yet
- * @tenant_id: cgroup id of each tenant slot
- * @nr_tenants: tenant slots in use; cgroups beyond share the last one.
- *	Slots are only ever added, so bios read both without the lock
+ * @tindex: the index bios find their tenant slot in (lt_tenant())
+ * @tenant_id: cgroup id of each tenant slot in use
+ * @tenant_used: bitmap of the tenant slots in use
+ * @tenant_dfl: slots whose cgroup is on the unified hierarchy, where the
+ *	worker can tell that it was removed
+ * @tenant_last: @now when each slot was given out or last wrote into a
+ *	tracked range
+ * @tenant_sharers: cgroups on each slot: 1, or more on %LT_TENANT_SHARE
+ *	once every slot has a cgroup of its own
+ * @nr_tenants: one past the highest slot in use
+ * @tenants_full: a cgroup found no free slot; the worker is asked to
+ *	recycle
+ * @tenants_removed: slots recycled because their cgroup was removed
+ * @tenants_idle: slots recycled because their cgroup was idle for a
+ *	reclaim age
+ * @tenant_overflow: cgroups that found no free slot and took
+ *	%LT_TENANT_SHARE
+ * @sharing_noted: the kernel log was told that cgroups share a slot
+ * @tags: numbers handed out by lt_new_tag()
+ * @bare_tag: lt_memo_tag() of a write with no hint while no layout is
+ *	installed
+ * @held_since: local_clock() when @lock was taken, with irqoff_timing
+ * @held_max: the longest @lock was held (interrupts off) in ns, with
+ *	irqoff_timing
+ * @held_max_at: where it was let go then
  * @act: pages each tenant wrote in each of the last periods
  * @quarter: the period @act counts into
  * @quarters: periods since the last decay of the histograms
@@ -293,8 +349,23 @@ struct lt_disk {
 	u64 next_check;
 	u64 next_period;
 	unsigned int periods_due;
+	struct lt_tenant_index __rcu *tindex;
 	u64 tenant_id[LT_MAX_TENANTS];
+	u64 tenant_used;
+	u64 tenant_dfl;
+	u64 tenant_last[LT_MAX_TENANTS];
+	u32 tenant_sharers[LT_MAX_TENANTS];
 	unsigned int nr_tenants;
+	bool tenants_full;
+	bool sharing_noted;
+	u64 tenants_removed;
+	u64 tenants_idle;
+	u64 tenant_overflow;
+	u64 tags;
+	u64 bare_tag;
+	u64 held_since;
+	u64 held_max;
+	unsigned long held_max_at;
 	u64 act[LT_QUARTERS][LT_MAX_TENANTS];
 	unsigned int quarter;
 	unsigned int quarters;
@@ -331,6 +402,73 @@ struct lt_disk {
 	struct kobject kobj;
 	struct dentry *debugfs;
 };
+
+/*
+ * With the irqoff_timing parameter on, the disk's lock, always held with
+ * interrupts off, times how long it is held, and the stats file shows
+ * the longest: a measure of the policy's time with interrupts off.  A
+ * static key: off, it costs a no-op.
+ */
+static DEFINE_STATIC_KEY_FALSE(lt_timing);
+
+static int irqoff_timing_set(const char *val, const struct kernel_param *kp)
+{
+	bool on;
+
+	if (kstrtobool(val, &on))
+		return -EINVAL;
+	if (on && !static_key_enabled(&lt_timing))
+		static_branch_enable(&lt_timing);
+	else if (!on && static_key_enabled(&lt_timing))
+		static_branch_disable(&lt_timing);
+	return 0;
+}
+
+static int irqoff_timing_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", static_key_enabled(&lt_timing));
+}
+
+static const struct kernel_param_ops irqoff_timing_ops = {
+	.set = irqoff_timing_set,
+	.get = irqoff_timing_get,
+};
+
+module_param_cb(irqoff_timing, &irqoff_timing_ops, NULL, 0644);
+MODULE_PARM_DESC(irqoff_timing,
+		 "Time how long each disk's lock is held with interrupts off; the longest shows in its stats (0: off)");
+
+static inline void lt_held(struct lt_disk *ld)
+{
+	if (static_branch_unlikely(&lt_timing))
+		ld->held_since = local_clock();
+}
+
+static inline void lt_release(struct lt_disk *ld)
+{
+	u64 d;
+
+	if (static_branch_unlikely(&lt_timing) && ld->held_since) {
+		d = local_clock() - ld->held_since;
+		if (d > ld->held_max) {
+			WRITE_ONCE(ld->held_max, d);
+			WRITE_ONCE(ld->held_max_at, _THIS_IP_);
+		}
+		ld->held_since = 0;
+	}
+}
+
+static inline void lt_lock(struct lt_disk *ld)
+{
+	spin_lock_irq(&ld->lock);
+	lt_held(ld);
+}
+
+static inline void lt_unlock(struct lt_disk *ld)
+{
+	lt_release(ld);
+	spin_unlock_irq(&ld->lock);
+}
 
 /* --- labels ---------------------------------------------------------- */
 
@@ -404,8 +542,16 @@ struct lt_class_entry {
 	char name[LT_NAME_LEN];
 };
 
-static DEFINE_PER_CPU(struct lt_class_entry[1 << LT_CLASS_CACHE_BITS],
-		      lt_class_cache);
+/*
+ * 3.5 KiB a CPU: allocated when the module loads rather than static, as
+ * a module's static per-CPU data comes from a reserve of a few KiB that
+ * all modules share.
+ */
+struct lt_class_cache {
+	struct lt_class_entry e[1 << LT_CLASS_CACHE_BITS];
+};
+
+static struct lt_class_cache __percpu *lt_class_cache;
 
 /*
  * The file class of @inode, named by @de, or by its first name if @de is
@@ -422,7 +568,7 @@ static u32 lt_file_class(struct inode *inode, struct dentry *de, char *name)
 
 	if (cache) {
 		preempt_disable();
-		e = &this_cpu_ptr(lt_class_cache)[slot];
+		e = &this_cpu_ptr(lt_class_cache)->e[slot];
 		if (e->inode == inode && e->ino == inode->i_ino &&
 		    e->gen == inode->i_generation &&
 		    time_before(jiffies, e->stamp + HZ / 2)) {
@@ -452,7 +598,7 @@ static u32 lt_file_class(struct inode *inode, struct dentry *de, char *name)
 		strscpy(name, buf, LT_NAME_LEN);
 	if (cache) {
 		preempt_disable();
-		e = &this_cpu_ptr(lt_class_cache)[slot];
+		e = &this_cpu_ptr(lt_class_cache)->e[slot];
 		e->inode = inode;
 		e->ino = inode->i_ino;
 		e->gen = inode->i_generation;
@@ -600,15 +746,16 @@ static u64 lt_bio_key(struct bio *bio, char *name)
 	return lt_src_key(bio, src, file, name);
 }
 
-static u64 lt_bio_cgroup(struct bio *bio)
+/* The cgroup a bio is charged to, NULL without one. */
+static struct cgroup *lt_bio_cgrp(struct bio *bio)
 {
 #ifdef CONFIG_BLK_CGROUP
 	struct cgroup_subsys_state *css = bio_blkcg_css(bio);
 
 	if (css)
-		return cgroup_id(css->cgroup);
+		return css->cgroup;
 #endif
-	return 0;
+	return NULL;
 }
 
 /*
@@ -628,32 +775,108 @@ static inline const void *lt_bio_blkg(struct bio *bio)
 #endif
 }
 
-/* Tenant slot of a cgroup; cgroups past the table share the last slot. */
-static u16 lt_tenant(struct lt_disk *ld, u64 cgid)
-{
-	unsigned long flags;
-	unsigned int i, n;
+/*
+ * Tenant slots
+ * ============
+ *
+ * Each cgroup that writes to the disk gets a tenant slot of its own, up
+ * to LT_MAX_TENANTS; the planner keeps tenants apart by slot.  A bio finds
+ * its cgroup's slot in O(1), in an RCU-protected hash index, with no lock;
+ * only a cgroup's first bio takes the disk's lock to be given a slot.
+ * The worker gives slots back (lt_tenants_recycle()) when their cgroup
+ * was removed, or when it neither wrote for the policy nor into a tracked
+ * range for a reclaim age.  Only when every slot has a cgroup of its own
+ * that is still there and writing do new cgroups share slot
+ * %LT_TENANT_SHARE; that is counted, shown in the layout and logged, and
+ * the worker is woken to look for a slot to give back.
+ */
 
-	/* Pairs with the release below: the ids counted are there. */
-	n = smp_load_acquire(&ld->nr_tenants);
-	for (i = 0; i < n; i++)
-		if (READ_ONCE(ld->tenant_id[i]) == cgid)
-			return i;
-	if (n == LT_MAX_TENANTS)
-		return LT_MAX_TENANTS - 1;
+/* The slot of cgroup id @cgid in @ti, or -1. */
+static int lt_tenant_find(const struct lt_tenant_index *ti, u64 cgid)
+{
+	u64 key = cgid + 1, v;
+	u32 h = hash_64(key, LT_TENANT_HASH_BITS), n;
+
+	for (n = 0; n < LT_TENANT_HASH; n++) {
+		/* Pairs with the release in lt_tenant_insert(). */
+		v = smp_load_acquire(&ti->key[h]);
+		if (v == key)
+			return ti->slot[h];
+		if (!v)
+			break;
+		h = (h + 1) & (LT_TENANT_HASH - 1);
+	}
+	return -1;
+}
+
+/* Add @cgid on @slot to @ti, if it has room; under the disk's lock. */
+static bool lt_tenant_insert(struct lt_tenant_index *ti, u64 cgid, u16 slot)
+{
+	u64 key = cgid + 1;
+	u32 h = hash_64(key, LT_TENANT_HASH_BITS);
+
+	if (ti->nr >= LT_TENANT_ENTRIES)
+		return false;
+	while (ti->key[h])
+		h = (h + 1) & (LT_TENANT_HASH - 1);
+	ti->slot[h] = slot;
+	/* The slot before the key that finds it. */
+	smp_store_release(&ti->key[h], key);
+	ti->nr++;
+	return true;
+}
+
+/* Give cgroup @cg (id @cgid) a tenant slot: a free one, or the shared one. */
+static noinline u16 lt_tenant_add(struct lt_disk *ld, struct cgroup *cg,
+				  u64 cgid)
+{
+	struct lt_tenant_index *ti;
+	unsigned long flags;
+	int slot;
 
 	spin_lock_irqsave(&ld->lock, flags);
-	n = ld->nr_tenants;
-	for (i = 0; i < n; i++)
-		if (ld->tenant_id[i] == cgid)
-			break;
-	if (i == n && n < LT_MAX_TENANTS) {
-		WRITE_ONCE(ld->tenant_id[n], cgid);
-		/* The id before the count that shows it. */
-		smp_store_release(&ld->nr_tenants, n + 1);
+	lt_held(ld);
+	ti = rcu_dereference_protected(ld->tindex, lockdep_is_held(&ld->lock));
+	slot = lt_tenant_find(ti, cgid);
+	if (slot >= 0)
+		goto out;
+	if (ld->tenant_used != U64_MAX) {
+		slot = __ffs64(~ld->tenant_used);
+		ld->tenant_used |= BIT_ULL(slot);
+		ld->tenant_id[slot] = cgid;
+		ld->tenant_last[slot] = ld->now;
+		ld->tenant_sharers[slot] = 1;
+		ld->tenant_dfl &= ~BIT_ULL(slot);
+		if (cg && cg->root == &cgrp_dfl_root)
+			ld->tenant_dfl |= BIT_ULL(slot);
+		ld->nr_tenants = max_t(unsigned int, ld->nr_tenants, slot + 1);
+		lt_tenant_insert(ti, cgid, slot);
+		goto out;
 	}
+	slot = LT_TENANT_SHARE;
+	ld->tenant_overflow++;
+	/* Uncounted and looked up again if the index is full. */
+	if (lt_tenant_insert(ti, cgid, slot))
+		ld->tenant_sharers[slot]++;
+	if (!ld->tenants_full) {
+		ld->tenants_full = true;
+		queue_work(system_dfl_wq, &ld->work);
+	}
+out:
+	lt_release(ld);
 	spin_unlock_irqrestore(&ld->lock, flags);
-	return min(i, LT_MAX_TENANTS - 1);
+	return slot;
+}
+
+/* The tenant slot of a bio's cgroup.  Under RCU, as the decision point is. */
+static u16 lt_tenant(struct lt_disk *ld, struct bio *bio)
+{
+	struct cgroup *cg = lt_bio_cgrp(bio);
+	u64 cgid = cg ? cgroup_id(cg) : 0;
+	int slot;
+
+	slot = lt_tenant_find(rcu_dereference(ld->tindex), cgid);
+	return slot >= 0 ? slot : lt_tenant_add(ld, cg, cgid);
 }
 
 /* --- per bio --------------------------------------------------------- */
@@ -730,6 +953,7 @@ static void lt_apply_bio(struct lt_disk *ld, u64 sector, u32 nr_sectors,
 		strscpy(ld->names[label], name);
 	}
 	lt_track_write(&ld->track, sector, nr_sectors, label, ld->now);
+	ld->tenant_last[tenant] = ld->now;
 	if (!placed)
 		ld->act[ld->quarter][tenant] += pages;
 	lt_clock(ld, pages);
@@ -784,7 +1008,7 @@ static void lt_fold_clock(struct lt_disk *ld, struct lt_log *log)
 static void lt_fold(struct lt_disk *ld, unsigned int cpu)
 {
 	struct lt_log *log = per_cpu_ptr(ld->log, cpu);
-	unsigned int i, n = ld->nr_tenants;	/* grows only under ld->lock */
+	unsigned int i, n = ld->nr_tenants;	/* set under ld->lock */
 	u64 v;
 
 	lockdep_assert_held(&ld->lock);
@@ -860,36 +1084,85 @@ static void lt_replay_now(struct lt_disk *ld)
 	unsigned long flags;
 
 	spin_lock_irqsave(&ld->lock, flags);
+	lt_held(ld);
 	lt_replay(ld, false);
+	lt_release(ld);
 	spin_unlock_irqrestore(&ld->lock, flags);
 }
 
-/* Add @rec to @log, the log of @cpu; return whether it is due a replay. */
+/*
+ * Add @rec to @log, the log of @cpu; return whether it is due a replay:
+ * when full, when its writes reach the log's pages, or when its records
+ * reach LT_CHUNK_RANGES ranges of the owner table, so that a replay's
+ * time with interrupts off stays bounded (lt_record()).
+ */
 static bool lt_log_add(struct lt_disk *ld, struct lt_log *log,
 		       unsigned int cpu, const struct lt_rec *rec, u64 pages)
 {
+	const struct lt_track *t = &ld->track;
 	unsigned int i = log->cur;
 
 	lockdep_assert_held(&log->lock);
-	if (!log->len[i])
+	if (!log->len[i]) {
 		cpumask_set_cpu(cpu, ld->logged);
+		log->ranges[i] = 0;
+	}
 	log->rec[i][log->len[i]++] = *rec;
 	log->pages[i] += pages;
+	if (t->on && rec->nr_sectors)
+		log->ranges[i] += ((((rec->sector + rec->nr_sectors - 1) <<
+				     LT_SECTOR_SHIFT) >> t->range_shift) -
+				   ((rec->sector << LT_SECTOR_SHIFT) >>
+				    t->range_shift)) + 1;
 	return log->len[i] == LT_LOG_LEN ||
-	       log->pages[i] >= READ_ONCE(ld->log_pages);
+	       log->pages[i] >= READ_ONCE(ld->log_pages) ||
+	       log->ranges[i] >= LT_CHUNK_RANGES;
 }
 
 /*
- * Log a bio for the tracker, for a later replay: a write under @key named
- * @name (LT_NAME_LEN bytes), or with @key 0 and @name NULL an
+ * Lock the log of the CPU this runs on, which it stays on until
+ * lt_log_unlock().  With PREEMPT_RT the lock sleeps and bios are never
+ * submitted from hard interrupts, so the task is kept from migrating
+ * instead of interrupts being turned off.
+ */
+static struct lt_log *lt_log_lock(struct lt_disk *ld, unsigned long *flags)
+{
+	struct lt_log *log;
+
+	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		migrate_disable();
+		log = this_cpu_ptr(ld->log);
+		spin_lock_irqsave(&log->lock, *flags);
+	} else {
+		local_irq_save(*flags);
+		log = this_cpu_ptr(ld->log);
+		spin_lock(&log->lock);
+	}
+	return log;
+}
+
+static void lt_log_unlock(struct lt_log *log, unsigned long flags)
+{
+	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		spin_unlock_irqrestore(&log->lock, flags);
+		migrate_enable();
+	} else {
+		spin_unlock(&log->lock);
+		local_irq_restore(flags);
+	}
+}
+
+/*
+ * Log a bio's sectors for the tracker, for a later replay: a write under
+ * @key named @name (LT_NAME_LEN bytes), or with @key 0 and @name NULL an
  * invalidation.
  */
-static void lt_log(struct lt_disk *ld, struct bio *bio, u64 key, u16 tenant,
-		   const char *name)
+static void lt_log(struct lt_disk *ld, u64 sector, u32 nr_sectors, u64 key,
+		   u16 tenant, const char *name)
 {
 	struct lt_rec rec = {
-		.sector = lt_bio_sector(bio),
-		.nr_sectors = bio_sectors(bio),
+		.sector = sector,
+		.nr_sectors = nr_sectors,
 		.key = key,
 		.tenant = tenant,
 	};
@@ -900,45 +1173,42 @@ static void lt_log(struct lt_disk *ld, struct bio *bio, u64 key, u16 tenant,
 	if (name)
 		memcpy(rec.name, name, LT_NAME_LEN);
 	for (;;) {
-		local_irq_save(flags);
-		log = this_cpu_ptr(ld->log);
-		spin_lock(&log->lock);
-		if (log->len[log->cur] < LT_LOG_LEN)
+		log = lt_log_lock(ld, &flags);
+		if (log->len[log->cur] < LT_LOG_LEN &&
+		    log->ranges[log->cur] < LT_CHUNK_RANGES)
 			break;
 		/* Filled while this bio was on its way: replay first. */
-		spin_unlock(&log->lock);
-		local_irq_restore(flags);
+		lt_log_unlock(log, flags);
 		lt_replay_now(ld);
 	}
 	rec.stamp = local_clock();
 	due = lt_log_add(ld, log, smp_processor_id(), &rec,
-			 key ? DIV_ROUND_UP(bio->bi_iter.bi_size, LT_PAGE_SIZE) : 0);
-	spin_unlock(&log->lock);
-	local_irq_restore(flags);
+			 key ? DIV_ROUND_UP((u64)nr_sectors << LT_SECTOR_SHIFT,
+					    LT_PAGE_SIZE) : 0);
+	lt_log_unlock(log, flags);
 	if (due)
 		lt_replay_now(ld);
 }
 
 /*
- * Give a bio to the tracker as lt_log() does.  If the disk lock is free,
- * the bio goes to the tracker at once, after the logged bios so that it
+ * Give sectors of a bio to the tracker as lt_log() does.  If the disk
+ * lock is free, the bio goes to the tracker at once, after the logged bios so that it
  * sees them in order, and the clock takes this CPU's skipped pages (their
  * tenants' activity waits for the next replay).  If another CPU holds
  * the lock, the bio is logged instead: CPUs never wait for each other.
  * With the lock free most of the time, a bio is neither stamped nor
  * copied twice, and the logs stay empty.
  */
-static void lt_record(struct lt_disk *ld, struct bio *bio, u64 key,
-		      u16 tenant, const char *name)
+static void lt_record_part(struct lt_disk *ld, u64 sector, u32 nr_sectors,
+			   u64 key, u16 tenant, const char *name)
 {
 	unsigned long flags;
 
-	local_irq_save(flags);
-	if (!spin_trylock(&ld->lock)) {
-		local_irq_restore(flags);
-		lt_log(ld, bio, key, tenant, name);
+	if (!spin_trylock_irqsave(&ld->lock, flags)) {
+		lt_log(ld, sector, nr_sectors, key, tenant, name);
 		return;
 	}
+	lt_held(ld);
 	/*
 	 * A bio another CPU logs meanwhile was submitted concurrently with
 	 * this one: either order is right.
@@ -946,10 +1216,31 @@ static void lt_record(struct lt_disk *ld, struct bio *bio, u64 key,
 	if (unlikely(!data_race(cpumask_empty(ld->logged))))
 		lt_replay_logs(ld);
 	lt_fold_clock(ld, this_cpu_ptr(ld->log));
-	lt_apply_bio(ld, lt_bio_sector(bio), bio_sectors(bio), key, tenant,
-		     name);
-	spin_unlock(&ld->lock);
-	local_irq_restore(flags);
+	lt_apply_bio(ld, sector, nr_sectors, key, tenant, name);
+	lt_release(ld);
+	spin_unlock_irqrestore(&ld->lock, flags);
+}
+
+/*
+ * lt_record_part() for each part of a bio that touches at most
+ * LT_CHUNK_RANGES ranges (lt_track_chunk()), in order: a discard of a
+ * whole multi-terabyte disk keeps interrupts off no longer than a small
+ * one, part by part, with the lock let go in between.  Bios of other
+ * CPUs that the tracker sees between two parts were submitted while this
+ * one was, so either order is right for them.
+ */
+static void lt_record(struct lt_disk *ld, struct bio *bio, u64 key,
+		      u16 tenant, const char *name)
+{
+	u64 sector = lt_bio_sector(bio);
+	u32 left = bio_sectors(bio), n;
+
+	do {
+		n = lt_track_chunk(&ld->track, sector, left);
+		lt_record_part(ld, sector, n, key, tenant, name);
+		sector += n;
+		left -= n;
+	} while (left);
 }
 
 /*
@@ -1079,7 +1370,7 @@ static u64 lt_write_tracked(struct lt_disk *ld, struct bio *bio, u16 *tenant,
 	char name[LT_NAME_LEN] = { };
 	u64 key;
 
-	*tenant = lt_tenant(ld, lt_bio_cgroup(bio));
+	*tenant = lt_tenant(ld, bio);
 	key = lt_bio_key(bio, name);
 	lt_record(ld, bio, key, *tenant | placed, name);
 	return key;
@@ -1099,7 +1390,7 @@ static noinline unsigned int lt_decide_atomic(struct lt_disk *ld,
 
 		stream = lt_layout_stream(inst, key, tenant);
 	} else {
-		tenant = lt_tenant(ld, lt_bio_cgroup(bio));
+		tenant = lt_tenant(ld, bio);
 		stream = lt_layout_stream(inst, lt_bio_key(bio, NULL), tenant);
 		lt_skip(ld, bio, tenant);
 	}
@@ -1108,11 +1399,16 @@ static noinline unsigned int lt_decide_atomic(struct lt_disk *ld,
 	return stream;
 }
 
-/* The memo's tag of a write with key @key under @inst; never 0. */
-static inline u64 lt_memo_tag(const struct lt_installed *inst,
-			      unsigned int key)
+/*
+ * The memo's tag of a write with key @key under @inst; never 0.  It
+ * changes with each install and each recycling of tenant slots
+ * (lt_new_tag()), so that no memo keeps a slot given back.
+ */
+static inline u64 lt_memo_tag(const struct lt_disk *ld,
+			      const struct lt_installed *inst, unsigned int key)
 {
-	return (inst ? inst->tag : 1) | (u64)(u8)key << 1;
+	return (inst ? READ_ONCE(inst->tag) : READ_ONCE(ld->bare_tag)) |
+	       (u64)(u8)key << 1;
 }
 
 /*
@@ -1148,7 +1444,7 @@ static noinline struct lt_memo *lt_memo_fill(struct lt_disk *ld,
 	struct lt_memo *m;
 
 	preempt_enable();
-	fresh.tenant = lt_tenant(ld, lt_bio_cgroup(bio));
+	fresh.tenant = lt_tenant(ld, bio);
 	fresh.key = lt_src_key(bio, src, file, fresh.name);
 	fresh.stream = lt_layout_stream(inst, fresh.key, fresh.tenant);
 	fresh.stamp = jiffies;
@@ -1178,7 +1474,7 @@ static noinline unsigned int lt_decide_slow(struct lt_disk *ld,
 				      bio_sectors(bio)) : maybe;
 	u64 pages = DIV_ROUND_UP(bio->bi_iter.bi_size, LT_PAGE_SIZE);
 	const void *blkg = lt_bio_blkg(bio);
-	u64 tag = lt_memo_tag(inst, bio_stream_key(bio));
+	u64 tag = lt_memo_tag(ld, inst, bio_stream_key(bio));
 	unsigned int stream;
 	bool due = false;
 	struct lt_memo *m;
@@ -1192,15 +1488,22 @@ static noinline unsigned int lt_decide_slow(struct lt_disk *ld,
 		m = lt_memo_fill(ld, inst, bio, src, file, id, tag, &due);
 	stream = m->stream;
 	if (tracked) {
-		lt_record(ld, bio, m->key, m->tenant, m->name);
+		u64 key = m->key;
+		u16 tenant = m->tenant;
+		char name[LT_NAME_LEN];
+
+		memcpy(name, m->name, LT_NAME_LEN);
+		/* Not with preemption off: on PREEMPT_RT its locks sleep. */
+		preempt_enable();
+		lt_record(ld, bio, key, tenant, name);
 		this_cpu_add(ld->log->stream_pages[stream], pages);
 	} else {
 		/* Only this CPU writes it; others read it (lt_skipped_sum()). */
 		WRITE_ONCE(m->pages, m->pages + pages);
 		if (m->pages >= READ_ONCE(ld->log_pages))
 			due |= lt_memo_flush(ld, this_cpu_ptr(ld->log), m);
+		preempt_enable();
 	}
-	preempt_enable();
 	if (due)
 		lt_replay_now(ld);
 	return stream;
@@ -1248,7 +1551,7 @@ static unsigned int lt_decide(struct gendisk *disk, void *data,
 	preempt_disable();
 	m = &this_cpu_ptr(ld->log)->memo;
 	if (unlikely(!lt_memo_hit(m, src, id, lt_bio_blkg(bio),
-				  lt_memo_tag(inst, bio_stream_key(bio))) ||
+				  lt_memo_tag(ld, inst, bio_stream_key(bio))) ||
 		     m->pages + pages >= READ_ONCE(ld->log_pages))) {
 		preempt_enable();
 		goto slow;
@@ -1284,7 +1587,7 @@ static void lt_observe(struct gendisk *disk, void *data, struct bio *bio,
 		lt_write_tracked(ld, bio, &tenant, LT_TENANT_PLACED);
 	} else {
 		lt_skip(ld, bio,
-			lt_tenant(ld, lt_bio_cgroup(bio)) | LT_TENANT_PLACED);
+			lt_tenant(ld, bio) | LT_TENANT_PLACED);
 	}
 }
 
@@ -1328,6 +1631,158 @@ static unsigned int lt_free_streams(struct lt_disk *ld, u8 *streams)
 	return n;
 }
 
+/* A memo tag that no memo holds yet (lt_memo_tag()). */
+static u64 lt_new_tag(struct lt_disk *ld)
+{
+	lockdep_assert_held(&ld->plan_mutex);
+	return ++ld->tags << 9 | 1;
+}
+
+/* Whether the cgroup of id @cgid, on the unified hierarchy, was removed. */
+static bool lt_cgroup_gone(u64 cgid)
+{
+#ifdef CONFIG_BLK_CGROUP
+	struct cgroup *cg = cgroup_get_from_id(cgid);
+	bool gone;
+
+	if (IS_ERR(cg))
+		return true;
+	gone = css_is_dying(&cg->self);
+	cgroup_put(cg);
+	return gone;
+#else
+	return false;
+#endif
+}
+
+/*
+ * The slots to give back: those of @gone (cgroups removed, as looked up
+ * for @ids) whose cgroup is still the one looked up, and those whose
+ * tenant neither wrote for the policy nor into a tracked range for a
+ * reclaim age while a cgroup waits for a slot (shares one), or for
+ * LT_IDLE_AGES reclaim ages, when its labels retire anyway, while none
+ * does: a tenant that takes turns with others keeps what was learned of
+ * it while there is room.  @idle gets the idle ones.
+ */
+static u64 lt_tenants_stale(struct lt_disk *ld, const u64 *ids, u64 gone,
+			    u64 *idle)
+{
+	u64 active = lt_active_tenants(ld->act, LT_QUARTERS, ld->nr_tenants);
+	u64 drop = 0, b, age = ld->reclaim_age;
+	unsigned int s;
+
+	lockdep_assert_held(&ld->lock);
+	if (!ld->tenants_full && ld->tenant_sharers[LT_TENANT_SHARE] <= 1)
+		age *= LT_IDLE_AGES;
+	*idle = 0;
+	for (s = 0; s < ld->nr_tenants; s++) {
+		b = BIT_ULL(s);
+		if (!(ld->tenant_used & b))
+			continue;
+		if ((gone & b) && ld->tenant_id[s] == ids[s]) {
+			drop |= b;
+		} else if (!(active & b) && ld->now - ld->tenant_last[s] >= age) {
+			drop |= b;
+			*idle |= b;
+		}
+	}
+	return drop;
+}
+
+/*
+ * Give back tenant slot @slot: its labels retire (their data's deaths are
+ * charged to nobody), its activity is forgotten.
+ */
+static void lt_tenant_free(struct lt_disk *ld, unsigned int slot)
+{
+	unsigned int q;
+
+	lockdep_assert_held(&ld->lock);
+	lt_track_forget_tenant(&ld->track, slot);
+	for (q = 0; q < LT_QUARTERS; q++)
+		ld->act[q][slot] = 0;
+	ld->tenant_used &= ~BIT_ULL(slot);
+	ld->tenant_id[slot] = 0;
+	ld->tenant_sharers[slot] = 0;
+}
+
+/*
+ * Give back the slots of removed cgroups and of idle tenants (see "Tenant
+ * slots" above), and with any given back, let the cgroups that shared a
+ * slot look again for one of their own.  Cgroup ids are looked up without
+ * the disk's lock (cgroup_get_from_id() takes kernfs's); a slot given to
+ * another cgroup meanwhile stays.  The bios' index is replaced whole, and
+ * the memo tag renewed so that no CPU's memo keeps a slot given back.  A
+ * layout planned with a slot given back no longer matches the active
+ * tenants, so the next check plans again.  From the worker, under
+ * plan_mutex; @cur is the installed layout.
+ */
+static void lt_tenants_recycle(struct lt_disk *ld, struct lt_installed *cur)
+{
+	u64 ids[LT_MAX_TENANTS], check, gone = 0, drop, idle;
+	struct lt_tenant_index *ti = NULL, *old = NULL;
+	unsigned int s, sharers = 0;
+
+	lt_lock(ld);
+	lt_replay(ld, true);
+	check = ld->tenant_used & ld->tenant_dfl;
+	memcpy(ids, ld->tenant_id, sizeof(ids));
+	drop = lt_tenants_stale(ld, ids, 0, &idle);
+	lt_unlock(ld);
+
+	for (s = 0; s < LT_MAX_TENANTS; s++)
+		if ((check & BIT_ULL(s)) && lt_cgroup_gone(ids[s]))
+			gone |= BIT_ULL(s);
+	if (gone | drop)
+		ti = kzalloc_obj(*ti, GFP_KERNEL);
+
+	lt_lock(ld);
+	if (ti) {
+		/* Pages logged meanwhile still count for the old tenants. */
+		lt_replay(ld, true);
+		drop = lt_tenants_stale(ld, ids, gone, &idle);
+	}
+	ld->tenants_full = false;
+	if (ti && drop) {
+		for (s = 0; s < ld->nr_tenants; s++)
+			if (drop & BIT_ULL(s))
+				lt_tenant_free(ld, s);
+		ld->tenants_idle += hweight64(idle);
+		ld->tenants_removed += hweight64(drop & ~idle);
+		if (ld->tenant_used & BIT_ULL(LT_TENANT_SHARE))
+			ld->tenant_sharers[LT_TENANT_SHARE] = 1;
+		for (s = 0; s < LT_MAX_TENANTS; s++)
+			if (ld->tenant_used & BIT_ULL(s))
+				lt_tenant_insert(ti, ld->tenant_id[s], s);
+		ld->nr_tenants = fls64(ld->tenant_used);
+		old = rcu_replace_pointer(ld->tindex, ti,
+					  lockdep_is_held(&ld->lock));
+		ti = NULL;
+	}
+	if (ld->tenant_sharers[LT_TENANT_SHARE] > 1 && !ld->sharing_noted) {
+		ld->sharing_noted = true;
+		sharers = ld->tenant_sharers[LT_TENANT_SHARE];
+	} else if (ld->tenant_sharers[LT_TENANT_SHARE] <= 1) {
+		ld->sharing_noted = false;
+	}
+	lt_unlock(ld);
+	kfree(ti);
+
+	if (sharers)
+		pr_notice("%s: lifetime: %u cgroups share tenant slot %u: more than %u write to the disk\n",
+			  ld->disk->disk_name, sharers, LT_TENANT_SHARE,
+			  LT_MAX_TENANTS);
+	if (!old)
+		return;
+	kfree_rcu(old, rcu);
+	if (cur) {
+		cur->tenants &= ~drop;
+		WRITE_ONCE(cur->tag, lt_new_tag(ld));
+	} else {
+		WRITE_ONCE(ld->bare_tag, lt_new_tag(ld));
+	}
+}
+
 static void lt_install(struct lt_disk *ld, const char *reason)
 {
 	struct lt_installed *inst = ld->next, *old;
@@ -1336,21 +1791,21 @@ static void lt_install(struct lt_disk *ld, const char *reason)
 	lockdep_assert_held(&ld->plan_mutex);
 	for (i = 0; i < LT_MAX_TENANTS; i++)
 		classes += inst->layout.tenant_classes[i];
-	inst->tag = (ld->plans + 1) << 9 | 1;
+	inst->tag = lt_new_tag(ld);
 	old = rcu_replace_pointer(ld->layout, inst,
 				  lockdep_is_held(&ld->plan_mutex));
 	ld->next = NULL;
 	if (old)
-		kfree_rcu(old, rcu);
+		kvfree_rcu(old, rcu);
 	ld->plans++;
 	ld->last_plan = jiffies;
 	ld->last_plan_now = READ_ONCE(ld->now);
 	ld->last_plan_period = ld->periods;
 	ld->last_reason = reason;
 	/* The first layout ends the checks between the ends of periods. */
-	spin_lock_irq(&ld->lock);
+	lt_lock(ld);
 	ld->next_check = lt_next_check(ld);
-	spin_unlock_irq(&ld->lock);
+	lt_unlock(ld);
 	ld->history[ld->plans % LT_HISTORY].reason = reason;
 	ld->history[ld->plans % LT_HISTORY].now = ld->last_plan_now;
 	trace_blk_lifetime_layout(ld->disk, reason, inst->layout.nr_tenants,
@@ -1398,17 +1853,65 @@ static bool lt_same_layout(const struct lt_installed *a,
  * between, before the first layout or asked for with replan, ages
  * nothing.  At most a reclaim age's worth is aged at once: by then the
  * window is empty and the sweep has made its pass.
+ *
+ * Return: the owner entries to sweep, which the caller does in parts
+ * (lt_sweep()).
  */
-static void lt_end_periods(struct lt_disk *ld)
+static u64 lt_end_periods(struct lt_disk *ld)
 {
 	unsigned int n = min_t(unsigned int, ld->periods_due, LT_QUARTERS);
+	u64 sweep = 0;
 
 	lockdep_assert_held(&ld->lock);
 	ld->periods += ld->periods_due;
 	ld->periods_due = 0;
 	while (n--)
-		lt_track_period_end(&ld->track, ld->act, &ld->quarter,
-				    &ld->quarters, ld->now);
+		sweep += lt_track_period_turn(&ld->track, ld->act, &ld->quarter,
+					      &ld->quarters);
+	return sweep;
+}
+
+/*
+ * Owner entries swept, and labels copied, per hold of the disk's lock
+ * from the worker: each part keeps interrupts off for a few
+ * microseconds, however large the disk.
+ */
+#define LT_SWEEP_PART		4096
+#define LT_SNAP_PART		16
+
+/* Sweep @entries of the owner table, in parts. */
+static void lt_sweep(struct lt_disk *ld, u64 entries)
+{
+	u64 n;
+
+	while (entries) {
+		n = min_t(u64, entries, LT_SWEEP_PART);
+		lt_lock(ld);
+		lt_track_sweep(&ld->track, ld->now, n);
+		lt_unlock(ld);
+		entries -= n;
+		cond_resched();
+	}
+}
+
+/*
+ * Copy the labels into @snap, with their keys into @key and, if @names is
+ * not NULL, their names, in parts.  Each label is copied whole; labels
+ * copied in different parts may be a few bios apart.
+ */
+static void lt_snap_labels(struct lt_disk *ld, struct lt_label *snap, u64 *key,
+			   char (*names)[LT_NAME_LEN])
+{
+	unsigned int i;
+
+	for (i = 0; i < LT_MAX_LABELS; i += LT_SNAP_PART) {
+		lt_lock(ld);
+		memcpy(snap + i, ld->track.label + i, sizeof(*snap) * LT_SNAP_PART);
+		memcpy(key + i, ld->label_key + i, sizeof(*key) * LT_SNAP_PART);
+		if (names)
+			memcpy(names + i, ld->names + i, LT_NAME_LEN * LT_SNAP_PART);
+		lt_unlock(ld);
+	}
 }
 
 static void lt_workfn(struct work_struct *work)
@@ -1419,35 +1922,35 @@ static void lt_workfn(struct work_struct *work)
 	const char *reason = NULL;
 	u8 streams[LT_MAX_STREAMS];
 	bool replan, auto_plan;
-	u64 active, informed, periods, now;
+	u64 active, informed, periods, now, sweep;
 
 	mutex_lock(&ld->plan_mutex);
+	cur = rcu_dereference_protected(ld->layout,
+					lockdep_is_held(&ld->plan_mutex));
+	lt_tenants_recycle(ld, cur);
 	if (!ld->next)
-		ld->next = kzalloc_obj(*ld->next, GFP_KERNEL);
+		ld->next = kvzalloc_obj(*ld->next, GFP_KERNEL);
 
-	spin_lock_irq(&ld->lock);
+	lt_lock(ld);
 	lt_replay(ld, true);
 	ld->checks++;
 	lt_update_reclaim_age(ld);
 	active = lt_active_tenants(ld->act, LT_QUARTERS, ld->nr_tenants);
-	lt_end_periods(ld);
-	if (!ld->next) {
+	sweep = lt_end_periods(ld);
+	if (!ld->next)
 		/* No new layout this time; the installed one stays. */
 		ld->track.stats.alloc_failed++;
-		spin_unlock_irq(&ld->lock);
-		goto out;
-	}
 	periods = ld->periods;
-	memcpy(ld->snap, ld->track.label, sizeof(*ld->snap) * LT_MAX_LABELS);
-	memcpy(ld->next->key, ld->label_key, sizeof(ld->label_key));
 	now = ld->now;
 	replan = ld->replan;
 	ld->replan = false;
 	auto_plan = READ_ONCE(ld->auto_plan);
-	spin_unlock_irq(&ld->lock);
+	lt_unlock(ld);
 
-	cur = rcu_dereference_protected(ld->layout,
-					lockdep_is_held(&ld->plan_mutex));
+	lt_sweep(ld, sweep);
+	if (!ld->next)
+		goto out;
+	lt_snap_labels(ld, ld->snap, ld->next->key, NULL);
 	if (!ld->track.on)
 		goto out;	/* no tracking, no placement */
 	/*
@@ -1532,14 +2035,14 @@ static ssize_t reclaim_age_store(struct lt_disk *ld, const char *page,
 	 */
 	if (v / LT_MAX_AGE_CAPS > ld->track.capacity)
 		return -EINVAL;
-	spin_lock_irq(&ld->lock);
+	lt_lock(ld);
 	lt_replay(ld, true);
 	ld->age_override = v >> LT_PAGE_SHIFT;
 	if (v && !ld->age_override)
 		ld->age_override = 1;
 	lt_update_reclaim_age(ld);
 	lt_check_soon(ld);
-	spin_unlock_irq(&ld->lock);
+	lt_unlock(ld);
 	return count;
 }
 
@@ -1564,10 +2067,10 @@ static ssize_t media_bytes_written_store(struct lt_disk *ld, const char *page,
 
 	if (kstrtou64(page, 0, &v))
 		return -EINVAL;
-	spin_lock_irq(&ld->lock);
+	lt_lock(ld);
 	lt_replay(ld, true);
 	if (ld->media_bytes && v < ld->media_bytes) {
-		spin_unlock_irq(&ld->lock);
+		lt_unlock(ld);
 		return -EINVAL;		/* the counter never goes back */
 	}
 	media = (v - ld->media_bytes) >> LT_PAGE_SHIFT;
@@ -1578,7 +2081,7 @@ static ssize_t media_bytes_written_store(struct lt_disk *ld, const char *page,
 	ld->media_host = ld->now;
 	lt_update_reclaim_age(ld);
 	lt_check_soon(ld);
-	spin_unlock_irq(&ld->lock);
+	lt_unlock(ld);
 	return count;
 }
 
@@ -1588,9 +2091,9 @@ static ssize_t replan_store(struct lt_disk *ld, const char *page, size_t count)
 
 	if (kstrtobool(page, &v) || !v)
 		return -EINVAL;
-	spin_lock_irq(&ld->lock);
+	lt_lock(ld);
 	ld->replan = true;
-	spin_unlock_irq(&ld->lock);
+	lt_unlock(ld);
 	queue_work(system_dfl_wq, &ld->work);
 	flush_work(&ld->work);
 	return count;
@@ -1628,6 +2131,7 @@ static ssize_t memory_show(struct lt_disk *ld, char *page)
 	return sysfs_emit(page, "%llu\n", ld->track.stats.mem_bytes +
 			  sizeof(*ld) + sizeof(*ld->snap) * LT_MAX_LABELS +
 			  sizeof(*ld->scratch) + 2 * sizeof(struct lt_installed) +
+			  sizeof(struct lt_tenant_index) +
 			  num_possible_cpus() * (sizeof(struct lt_log) +
 						 sizeof(*ld->cursor)));
 }
@@ -1685,8 +2189,9 @@ static const struct sysfs_ops lt_sysfs_ops = {
 
 static void lt_free(struct lt_disk *ld)
 {
-	kfree(rcu_dereference_protected(ld->layout, true));
-	kfree(ld->next);
+	kvfree(rcu_dereference_protected(ld->layout, true));
+	kvfree(ld->next);
+	kfree(rcu_dereference_protected(ld->tindex, true));
 	kvfree(ld->snap);
 	kvfree(ld->scratch);
 	free_percpu(ld->log);
@@ -1710,31 +2215,47 @@ static const struct kobj_type lt_ktype = {
 
 /* --- debugfs: state -------------------------------------------------- */
 
-/* label tenant cgroup kind source class bytes survival stream histogram */
+/*
+ * label tenant cgroup kind source class bytes survival stream histogram,
+ * printed from a copy taken in parts (lt_snap_labels()) into the
+ * planner's snapshot, which plan_mutex keeps for this reader meanwhile.
+ */
 static int lt_labels_show(struct seq_file *m, void *v)
 {
 	struct lt_disk *ld = m->private;
+	char (*names)[LT_NAME_LEN];
+	u64 ids[LT_MAX_TENANTS], age, *keys;
 	struct lt_installed *inst;
 	unsigned int i, k;
 
+	names = kvmalloc_array(LT_MAX_LABELS, LT_NAME_LEN + sizeof(*keys),
+			       GFP_KERNEL);
+	if (!names)
+		return -ENOMEM;
+	keys = (u64 *)(names + LT_MAX_LABELS);
 	mutex_lock(&ld->plan_mutex);
 	inst = rcu_dereference_protected(ld->layout,
 					 lockdep_is_held(&ld->plan_mutex));
-	seq_puts(m, "label tenant cgroup hint source class bytes survival stream histogram\n");
-	spin_lock_irq(&ld->lock);
+	lt_lock(ld);
 	lt_replay(ld, true);
+	memcpy(ids, ld->tenant_id, sizeof(ids));
+	age = ld->reclaim_age;
+	lt_unlock(ld);
+	lt_snap_labels(ld, ld->snap, keys, names);
+
+	seq_puts(m, "label tenant cgroup hint source class bytes survival stream histogram\n");
 	for (i = 1; i < LT_MAX_LABELS; i++) {
-		const struct lt_label *l = &ld->track.label[i];
+		const struct lt_label *l = &ld->snap[i];
 		u64 key = l->key;
 		u32 surv;
 
 		if (!(l->flags & LT_LABEL_USED) || (l->flags & LT_LABEL_DRAINING))
 			continue;
-		surv = lt_survival(l->bytes, lt_dead_before(l->hist, ld->reclaim_age));
+		surv = lt_survival(l->bytes, lt_dead_before(l->hist, age));
 		seq_printf(m, "%u %u %llu %s %s %s %llu %u.%03u %u", i, l->tenant,
-			   ld->tenant_id[l->tenant], lt_hint_name[(key >> 56) & 7],
+			   ids[l->tenant], lt_hint_name[(key >> 56) & 7],
 			   lt_src_name[(key >> 48) & 3],
-			   ld->names[i][0] ? ld->names[i] : "-", l->bytes,
+			   names[i][0] ? names[i] : "-", l->bytes,
 			   surv >> LT_SURV_SHIFT,
 			   (u32)(((u64)(surv & (LT_SURV_ONE - 1)) * 1000) >> LT_SURV_SHIFT),
 			   inst && inst->key[i] == key ? inst->layout.label_stream[i] : 0);
@@ -1742,8 +2263,8 @@ static int lt_labels_show(struct seq_file *m, void *v)
 			seq_printf(m, "%c%llu", k ? ',' : ' ', l->hist[k]);
 		seq_putc(m, '\n');
 	}
-	spin_unlock_irq(&ld->lock);
 	mutex_unlock(&ld->plan_mutex);
+	kvfree(names);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(lt_labels);
@@ -1751,14 +2272,21 @@ DEFINE_SHOW_ATTRIBUTE(lt_labels);
 /* the planner's state, then stream tenant cgroup class survival bytes */
 static int lt_layout_show(struct seq_file *m, void *v)
 {
+	u64 ids[LT_MAX_TENANTS], used, removed, idle, overflow, p;
+	u32 sharers[LT_MAX_TENANTS];
 	struct lt_disk *ld = m->private;
 	struct lt_installed *inst;
 	unsigned int i;
-	u64 p;
 
-	spin_lock_irq(&ld->lock);
+	lt_lock(ld);
 	lt_replay(ld, true);
-	spin_unlock_irq(&ld->lock);
+	memcpy(ids, ld->tenant_id, sizeof(ids));
+	memcpy(sharers, ld->tenant_sharers, sizeof(sharers));
+	used = ld->tenant_used;
+	removed = ld->tenants_removed;
+	idle = ld->tenants_idle;
+	overflow = ld->tenant_overflow;
+	lt_unlock(ld);
 	mutex_lock(&ld->plan_mutex);
 	inst = rcu_dereference_protected(ld->layout,
 					 lockdep_is_held(&ld->plan_mutex));
@@ -1786,7 +2314,7 @@ static int lt_layout_show(struct seq_file *m, void *v)
 				   s->stream,
 				   s->tenant == LT_TENANT_SHARED ? -1 : s->tenant,
 				   s->tenant == LT_TENANT_SHARED ? 0 :
-				   ld->tenant_id[s->tenant], s->class,
+				   ids[s->tenant], s->class,
 				   (u32)(((u64)s->survival * 1000) >> LT_SURV_SHIFT),
 				   s->bytes);
 		}
@@ -1797,6 +2325,12 @@ static int lt_layout_show(struct seq_file *m, void *v)
 				   inst->layout.commit[i].worth);
 	}
 	mutex_unlock(&ld->plan_mutex);
+	seq_printf(m, "tenant_slots %u\ntenants_removed %llu\ntenants_idle %llu\ntenant_overflow %llu\n",
+		   (unsigned int)hweight64(used), removed, idle, overflow);
+	for (i = 0; i < LT_MAX_TENANTS; i++)
+		if (used & BIT_ULL(i))
+			seq_printf(m, "tenant %u cgroup %llu sharers %u\n", i,
+				   ids[i], sharers[i]);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(lt_layout);
@@ -1807,10 +2341,10 @@ static int lt_stats_show(struct seq_file *m, void *v)
 	struct lt_track_stats st;
 	unsigned int i, cpu;
 
-	spin_lock_irq(&ld->lock);
+	lt_lock(ld);
 	lt_replay(ld, true);
 	st = ld->track.stats;
-	spin_unlock_irq(&ld->lock);
+	lt_unlock(ld);
 	seq_printf(m, "tracking %s\nranges %llu\nrange_bytes %llu\nmemory_bytes %llu\n",
 		   st.ranges ? "on" : "off", st.ranges, st.range_bytes, st.mem_bytes);
 	seq_printf(m, "host_bytes %llu\ndiscard_bytes %llu\ndead_bytes %llu\n",
@@ -1821,6 +2355,8 @@ static int lt_stats_show(struct seq_file *m, void *v)
 		   st.labels_retired, st.off, st.alloc_failed);
 	seq_printf(m, "sample_shift %u\nskipped_bytes %llu\n",
 		   ld->track.sample_shift, lt_skipped_pages(ld) << LT_PAGE_SHIFT);
+	seq_printf(m, "irqoff_max_ns %llu\nirqoff_max_at %pS\n",
+		   READ_ONCE(ld->held_max), (void *)READ_ONCE(ld->held_max_at));
 	lt_gen_show(m);
 	for (i = 0; i <= LT_MAX_STREAMS; i++) {
 		u64 p = 0;
@@ -1855,7 +2391,11 @@ static int lt_init_disk(struct gendisk *disk, void **data)
 	ld->scratch = kvzalloc_obj(*ld->scratch, GFP_KERNEL);
 	ld->log = alloc_percpu(struct lt_log);
 	ld->cursor = kcalloc(nr_cpu_ids, sizeof(*ld->cursor), GFP_KERNEL);
+	RCU_INIT_POINTER(ld->tindex, kzalloc_obj(struct lt_tenant_index,
+						 GFP_KERNEL));
+	ld->bare_tag = 1;
 	if (!ld->snap || !ld->scratch || !ld->log || !ld->cursor ||
+	    !rcu_access_pointer(ld->tindex) ||
 	    !zalloc_cpumask_var(&ld->logged, GFP_KERNEL) ||
 	    !zalloc_cpumask_var(&ld->skipped, GFP_KERNEL)) {
 		ret = -ENOMEM;
@@ -1925,13 +2465,18 @@ static int __init lt_init(void)
 {
 	int ret;
 
+	lt_class_cache = alloc_percpu(struct lt_class_cache);
+	if (!lt_class_cache)
+		return -ENOMEM;
 	/* Without generations the policy still works, on its other labels. */
 	ret = lt_gen_init();
 	if (ret)
 		pr_warn("lifetime: no file generations: %d\n", ret);
 	ret = blk_stream_register_policy(&lt_policy);
-	if (ret)
+	if (ret) {
 		lt_gen_exit();
+		free_percpu(lt_class_cache);
+	}
 	return ret;
 }
 
@@ -1939,6 +2484,7 @@ static void __exit lt_exit(void)
 {
 	blk_stream_unregister_policy(&lt_policy);
 	lt_gen_exit();
+	free_percpu(lt_class_cache);
 }
 
 module_init(lt_init);

@@ -426,7 +426,10 @@ void lt_track_write(struct lt_track *t, u64 sector, u32 nr_sectors,
 void lt_track_discard(struct lt_track *t, u64 sector, u32 nr_sectors,
 		      u64 now);
 void lt_track_age(struct lt_track *t);
+void lt_track_forget_tenant(struct lt_track *t, u16 tenant);
 u64 lt_track_sweep(struct lt_track *t, u64 now, u64 budget);
+u64 lt_track_period_turn(struct lt_track *t, u64 act[][LT_MAX_TENANTS],
+			 unsigned int *period, unsigned int *since_age);
 void lt_track_period_end(struct lt_track *t, u64 act[][LT_MAX_TENANTS],
 			 unsigned int *period, unsigned int *since_age, u64 now);
 int lt_track_check(const struct lt_track *t);
@@ -513,6 +516,38 @@ static inline bool lt_track_sampled(const struct lt_track *t, u64 sector,
 	int v = lt_track_sampled_fast(t, sector, nr_sectors);
 
 	return v < 0 ? lt_track_sampled_slow(t, sector, nr_sectors) : v;
+}
+
+/*
+ * Most ranges one call of lt_track_write() or lt_track_discard() is given
+ * by a caller that bounds its time with interrupts off: a write or
+ * discard over more goes in parts (lt_track_chunk()).  Each range costs a
+ * few instructions, and a tracked one an owner entry's update.
+ */
+#define LT_CHUNK_RANGES		1024
+
+/**
+ * lt_track_chunk() - the first part of a write or discard, bounded
+ * @t: tracker
+ * @sector: first sector
+ * @nr_sectors: length in sectors
+ *
+ * Parts end on range boundaries, so that the tracker does to each range
+ * what it would do for the whole.
+ *
+ * Return: the sectors from @sector that touch at most LT_CHUNK_RANGES
+ * ranges; @nr_sectors when tracking is off, as every call is O(1) then.
+ */
+static inline u32 lt_track_chunk(const struct lt_track *t, u64 sector,
+				 u32 nr_sectors)
+{
+	unsigned int shift = t->range_shift - LT_SECTOR_SHIFT;
+	u64 end;
+
+	if (!t->on)
+		return nr_sectors;
+	end = ((sector >> shift) + LT_CHUNK_RANGES) << shift;
+	return min(end - sector, (u64)nr_sectors);
 }
 
 /* Slot of (key, tenant) in an open-addressed index of LT_HASH_SIZE. */

@@ -692,6 +692,28 @@ void lt_track_age(struct lt_track *t)
 }
 
 /**
+ * lt_track_forget_tenant() - retire every label of a tenant
+ * @t: tracker
+ * @tenant: the tenant, whose slot the caller gives to another
+ *
+ * Its labels leave the lookup index and drain, as idle ones do
+ * (lt_track_age()), so the next tenant of the slot starts with labels of
+ * its own.  O(LT_MAX_LABELS).
+ */
+void lt_track_forget_tenant(struct lt_track *t, u16 tenant)
+{
+	unsigned int i;
+
+	for (i = 1; i < LT_MAX_LABELS; i++) {
+		const struct lt_label *l = &t->label[i];
+
+		if ((l->flags & LT_LABEL_USED) &&
+		    !(l->flags & LT_LABEL_DRAINING) && l->tenant == tenant)
+			lt_label_retire(t, i);
+	}
+}
+
+/**
  * lt_track_sweep() - visit part of the owner table
  * @t: tracker
  * @now: host clock in pages
@@ -734,6 +756,30 @@ u64 lt_track_sweep(struct lt_track *t, u64 now, u64 budget)
 }
 
 /**
+ * lt_track_period_turn() - lt_track_period_end() but for its sweep
+ * @t: tracker
+ * @act: pages each tenant wrote in each of the last LT_QUARTERS periods
+ * @period: the period @act counts into; moved on to the next, cleared
+ * @since_age: periods since the histograms were last halved
+ *
+ * For a caller that sweeps the period's quarter of the owner table in
+ * parts of its own.  O(LT_MAX_LABELS * LT_NR_BINS).
+ *
+ * Return: the entries the period's sweep is to visit.
+ */
+u64 lt_track_period_turn(struct lt_track *t, u64 act[][LT_MAX_TENANTS],
+			 unsigned int *period, unsigned int *since_age)
+{
+	*period = (*period + 1) % LT_QUARTERS;
+	memset(act[*period], 0, sizeof(act[0]));
+	if (++*since_age >= LT_QUARTERS) {
+		*since_age = 0;
+		lt_track_age(t);
+	}
+	return DIV_ROUND_UP(t->nr_slots, LT_QUARTERS);
+}
+
+/**
  * lt_track_period_end() - age by one period, a quarter of a reclaim age
  * @t: tracker
  * @act: pages each tenant wrote in each of the last LT_QUARTERS periods
@@ -743,18 +789,13 @@ u64 lt_track_sweep(struct lt_track *t, u64 now, u64 budget)
  *
  * Sweeps a quarter of the owner table (lt_track_sweep()) and, every
  * LT_QUARTERS periods, halves the histograms (lt_track_age()).  The
- * kernel's worker and the userspace replay both age by this.
+ * kernel's worker ages by lt_track_period_turn() and sweeps in parts;
+ * the userspace replay ages by this.
  */
 void lt_track_period_end(struct lt_track *t, u64 act[][LT_MAX_TENANTS],
 			 unsigned int *period, unsigned int *since_age, u64 now)
 {
-	*period = (*period + 1) % LT_QUARTERS;
-	memset(act[*period], 0, sizeof(act[0]));
-	if (++*since_age >= LT_QUARTERS) {
-		*since_age = 0;
-		lt_track_age(t);
-	}
-	lt_track_sweep(t, now, DIV_ROUND_UP(t->nr_slots, LT_QUARTERS));
+	lt_track_sweep(t, now, lt_track_period_turn(t, act, period, since_age));
 }
 
 /**

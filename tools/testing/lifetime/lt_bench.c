@@ -3,10 +3,12 @@
  * Microbenchmark of the lifetime tracker's per-bio path (label lookup plus
  * lt_track_write(), and the same replayed from two CPUs' logs the way the
  * policy does) and of the planner, with the memory the owner table takes
- * on a 1 GiB and a 4 TB disk.
+ * on a 1 GiB and a 4 TB disk; and the longest the policy holds its lock
+ * (interrupts off) on a 256 GiB and a 4 TiB disk.
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "lt-core.h"
@@ -267,6 +269,82 @@ static int lt_bench_disk(const struct lt_bench_disk *d, u64 *sector,
 	return 0;
 }
 
+static int lt_bench_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The median of @runs timings of @call, in ns: the work of each call is
+ * the same, and the median leaves out the host's interruptions.
+ */
+#define LT_BENCH_MEDIAN(runs, call) ({					\
+	unsigned int __i, __n = (runs);					\
+	double __t[64], __s;						\
+									\
+	for (__i = 0; __i < __n; __i++) {				\
+		__s = lt_bench_now();					\
+		call;							\
+		__t[__i] = lt_bench_now() - __s;			\
+	}								\
+	qsort(__t, __n, sizeof(__t[0]), lt_bench_cmp);			\
+	__t[__n / 2]; })
+
+/*
+ * What the policy does with its lock held, and so interrupts off, on a
+ * large disk with every range tracked (the largest owner table): the
+ * median of several calls of each part it now does, and of what it did
+ * at once before (a whole discard bio, a period's sweep, four periods'
+ * sweeps, the whole label table's copy).
+ */
+static void lt_bench_irqoff(u64 bytes)
+{
+	static struct lt_label snap[LT_MAX_LABELS];
+	u64 now = 1, part, bio, quarter;
+	struct lt_track t;
+	double w;
+	u16 i;
+
+	if (lt_track_init(&t, bytes >> LT_SECTOR_SHIFT, 0, 0,
+			  LT_DEFAULT_MEM_CAP) || !t.on)
+		return;
+	lt_bench_fill(&t, &now);
+	for (i = 1; i < LT_MAX_LABELS; i++)
+		lt_label_get(&t, 1000 + i, i % LT_BENCH_TENANTS);
+	part = lt_track_chunk(&t, 0, U32_MAX);
+	bio = (U32_MAX >> LT_SECTOR_SHIFT) & ~7ULL;	/* a 4 GiB bio */
+	quarter = DIV_ROUND_UP(t.nr_slots, LT_QUARTERS);
+	printf("irqoff, %llu GiB, every range tracked (%llu KiB ranges, %llu entries),",
+	       (unsigned long long)(bytes >> 30),
+	       (unsigned long long)(t.stats.range_bytes >> 10),
+	       (unsigned long long)t.nr_slots);
+	printf(" median of each:\n");
+	w = LT_BENCH_MEDIAN(16, lt_track_discard(&t, part * (__i + 1), part, now));
+	printf("       discard part of %u ranges %8.1f us", LT_CHUNK_RANGES, w / 1000);
+	w = LT_BENCH_MEDIAN(5, lt_track_discard(&t, bio * (__i + 8), bio, now));
+	printf("   (a 4 GiB discard bio at once, before: %8.1f us)\n", w / 1000);
+	w = LT_BENCH_MEDIAN(16, lt_track_write(&t, part * (__i + 100), part, 1, now));
+	printf("       write part of %u ranges   %8.1f us\n", LT_CHUNK_RANGES, w / 1000);
+	w = LT_BENCH_MEDIAN(64, lt_track_sweep(&t, now, 4096));
+	printf("       sweep of 4096 entries     %8.1f us", w / 1000);
+	w = LT_BENCH_MEDIAN(5, lt_track_sweep(&t, now, quarter));
+	printf("   (a period's sweep at once, before: %8.1f us;", w / 1000);
+	w = LT_BENCH_MEDIAN(3, lt_track_sweep(&t, now, 4 * quarter));
+	printf(" four periods' %8.1f us)\n", w / 1000);
+	memcpy(snap, t.label, sizeof(snap));
+	w = LT_BENCH_MEDIAN(64, memcpy(snap + (__i % 16) * 16,
+				       t.label + (__i % 16) * 16,
+				       16 * sizeof(*snap)));
+	printf("       copy of 16 labels         %8.1f us", w / 1000);
+	w = LT_BENCH_MEDIAN(16, memcpy(snap, t.label, sizeof(snap)));
+	printf("   (all %u at once, before: %8.1f us)\n", LT_MAX_LABELS, w / 1000);
+	w = LT_BENCH_MEDIAN(8, lt_track_age(&t));
+	printf("       aging of the labels       %8.1f us\n", w / 1000);
+	lt_track_exit(&t);
+}
+
 /* Plan a full label table: every label a different survival. */
 static void lt_bench_plan(void)
 {
@@ -319,6 +397,8 @@ int main(void)
 		if (lt_bench_disk(&lt_bench_disks[i], sector, key))
 			ret = 1;
 	lt_bench_plan();
+	lt_bench_irqoff(256ULL << 30);
+	lt_bench_irqoff(4ULL << 40);
 	free(sector);
 	free(key);
 	return ret;

@@ -59,13 +59,20 @@ static void lt_kunit_free_disk(void *data)
 static struct lt_disk *lt_kunit_disk(struct kunit *test)
 {
 	struct lt_disk *ld = kvzalloc(sizeof(*ld), GFP_KERNEL);
+	struct gendisk *disk = kunit_kzalloc(test, sizeof(*disk), GFP_KERNEL);
 	unsigned int cpu;
 
 	KUNIT_ASSERT_NOT_NULL(test, ld);
+	KUNIT_ASSERT_NOT_NULL(test, disk);
+	strscpy(disk->disk_name, "kunit");
+	ld->disk = disk;
 	spin_lock_init(&ld->lock);
 	ld->log = alloc_percpu(struct lt_log);
 	ld->cursor = kcalloc(nr_cpu_ids, sizeof(*ld->cursor), GFP_KERNEL);
-	if (!ld->log || !ld->cursor ||
+	RCU_INIT_POINTER(ld->tindex, kzalloc_obj(struct lt_tenant_index,
+						 GFP_KERNEL));
+	ld->bare_tag = 1;
+	if (!ld->log || !ld->cursor || !rcu_access_pointer(ld->tindex) ||
 	    !zalloc_cpumask_var(&ld->logged, GFP_KERNEL) ||
 	    !zalloc_cpumask_var(&ld->skipped, GFP_KERNEL) ||
 	    lt_track_init(&ld->track, LT_GIB >> LT_SECTOR_SHIFT, 0, 0,
@@ -231,9 +238,10 @@ static void lt_kunit_skip(struct kunit *test)
 
 /*
  * A bio goes to the tracker at once while the disk lock is free, after
- * what was logged while it was not: a write of label a logged behind a
- * held lock, then one of label b over the same range, kills a's data.
- * Sectors are the whole disk's: those of a partition are offset.
+ * what was logged while it was not: a write of label a logged as
+ * lt_record() logs it when another CPU holds the lock, then one of label
+ * b over the same range, kills a's data.  Sectors are the whole disk's:
+ * those of a partition are offset.
  */
 static void lt_kunit_record(struct kunit *test)
 {
@@ -250,9 +258,7 @@ static void lt_kunit_record(struct kunit *test)
 	bio.bi_bdev = part;
 	bio.bi_iter.bi_size = 64 * LT_KIB;
 
-	spin_lock_irq(&ld->lock);
-	lt_record(ld, &bio, 0xa, 1, an);
-	spin_unlock_irq(&ld->lock);
+	lt_log(ld, lt_bio_sector(&bio), bio_sectors(&bio), 0xa, 1, an);
 	KUNIT_EXPECT_FALSE(test, cpumask_empty(ld->logged));
 	KUNIT_EXPECT_EQ(test, ld->track.stats.host_bytes, 0);
 
@@ -462,6 +468,121 @@ static void lt_kunit_periods(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lt_track_check(&ld->track), 0);
 }
 
+/*
+ * Tenant slots: each cgroup gets one of its own until none is left, then
+ * they share one, counted, and the worker is woken; slots of tenants idle
+ * for a reclaim age are then given back with their labels, and a cgroup
+ * that shared looks again and finds one of its own.  A tenant that wrote
+ * keeps its slot, and with no cgroup waiting, so does one idle for less
+ * than LT_IDLE_AGES reclaim ages.
+ */
+static void lt_kunit_tenants(struct kunit *test)
+{
+	struct lt_disk *ld = lt_kunit_disk(test);
+	const struct lt_tenant_index *ti;
+	u64 tag = ld->bare_tag;
+	unsigned int i;
+	u16 label;
+
+	mutex_init(&ld->plan_mutex);
+	INIT_WORK(&ld->work, lt_kunit_count_work);
+	ld->reclaim_age = 100;
+	for (i = 0; i < LT_MAX_TENANTS; i++)
+		KUNIT_EXPECT_EQ(test, lt_tenant_add(ld, NULL, 1000 + i), i);
+	KUNIT_EXPECT_FALSE(test, ld->tenants_full);
+	KUNIT_EXPECT_EQ(test, lt_tenant_add(ld, NULL, 5000), LT_TENANT_SHARE);
+	flush_work(&ld->work);
+	KUNIT_EXPECT_EQ(test, ld->checks, 1);
+	KUNIT_EXPECT_EQ(test, ld->tenant_overflow, 1);
+	KUNIT_EXPECT_EQ(test, ld->tenant_sharers[LT_TENANT_SHARE], 2);
+	rcu_read_lock();
+	ti = rcu_dereference(ld->tindex);
+	KUNIT_EXPECT_EQ(test, lt_tenant_find(ti, 1007), 7);
+	KUNIT_EXPECT_EQ(test, lt_tenant_find(ti, 5000), LT_TENANT_SHARE);
+	KUNIT_EXPECT_EQ(test, lt_tenant_find(ti, 6000), -1);
+	rcu_read_unlock();
+
+	/* Tenant 7 wrote lately, the rest not for a reclaim age. */
+	label = lt_label_get(&ld->track, 0xa, 3);
+	KUNIT_EXPECT_NE(test, label, LT_LABEL_UNKNOWN);
+	ld->now = 300;
+	ld->act[0][7] = 1;
+	mutex_lock(&ld->plan_mutex);
+	lt_tenants_recycle(ld, NULL);
+	mutex_unlock(&ld->plan_mutex);
+	KUNIT_EXPECT_EQ(test, ld->tenant_used, BIT_ULL(7));
+	KUNIT_EXPECT_EQ(test, ld->tenants_idle, LT_MAX_TENANTS - 1);
+	KUNIT_EXPECT_EQ(test, ld->tenants_removed, 0);
+	KUNIT_EXPECT_EQ(test, ld->nr_tenants, 8);
+	KUNIT_EXPECT_NE(test, ld->bare_tag, tag);
+	KUNIT_EXPECT_FALSE(test, ld->tenants_full);
+	/* Tenant 3's label retired: its key makes a new one. */
+	KUNIT_EXPECT_EQ(test, ld->track.stats.labels_retired, 1);
+	rcu_read_lock();
+	ti = rcu_dereference(ld->tindex);
+	KUNIT_EXPECT_EQ(test, lt_tenant_find(ti, 1007), 7);
+	KUNIT_EXPECT_EQ(test, lt_tenant_find(ti, 1003), -1);
+	KUNIT_EXPECT_EQ(test, lt_tenant_find(ti, 5000), -1);
+	rcu_read_unlock();
+	KUNIT_EXPECT_EQ(test, lt_tenant_add(ld, NULL, 5000), 0);
+	KUNIT_EXPECT_EQ(test, ld->tenant_sharers[0], 1);
+	/*
+	 * With no cgroup waiting for a slot, one reclaim age idle is not
+	 * enough: nothing is given back, and the index stays.
+	 */
+	ld->now = 450;
+	ti = rcu_access_pointer(ld->tindex);
+	mutex_lock(&ld->plan_mutex);
+	lt_tenants_recycle(ld, NULL);
+	mutex_unlock(&ld->plan_mutex);
+	KUNIT_EXPECT_EQ(test, ld->tenant_used, BIT_ULL(0) | BIT_ULL(7));
+	KUNIT_EXPECT_PTR_EQ(test, rcu_access_pointer(ld->tindex), ti);
+	synchronize_rcu();
+}
+
+/* A write of @size bytes at the start of a partition at the disk's start. */
+static void lt_kunit_bio(struct kunit *test, struct bio *bio, u32 size)
+{
+	struct block_device *part = kunit_kzalloc(test, sizeof(*part),
+						  GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, part);
+	bio_init(bio, NULL, NULL, 0, REQ_OP_WRITE);
+	bio->bi_bdev = part;
+	bio->bi_iter.bi_size = size;
+}
+
+/*
+ * A discard of the whole disk goes to the tracker in parts of at most
+ * LT_CHUNK_RANGES ranges, with the same result as at once: everything the
+ * write before it left live dies.
+ */
+static void lt_kunit_parts(struct kunit *test)
+{
+	struct lt_disk *ld = lt_kunit_disk(test);
+	char name[LT_NAME_LEN] = "a";
+	struct bio bio;
+	u64 r;
+
+	lt_kunit_bio(test, &bio, LT_GIB - LT_MIB);
+	KUNIT_EXPECT_EQ(test, lt_track_chunk(&ld->track, 3, U32_MAX),
+			LT_CHUNK_RANGES * (64 * LT_KIB >> LT_SECTOR_SHIFT) - 3);
+	KUNIT_EXPECT_EQ(test, lt_track_chunk(&ld->track, 3, 8), 8);
+	lt_record(ld, &bio, 0xa, 1, name);
+	KUNIT_EXPECT_EQ(test, ld->track.stats.host_bytes, LT_GIB - LT_MIB);
+	KUNIT_EXPECT_EQ(test, ld->now, (LT_GIB - LT_MIB) >> LT_PAGE_SHIFT);
+	bio.bi_opf = REQ_OP_DISCARD;
+	bio.bi_iter.bi_sector = 0;
+	bio.bi_iter.bi_size = LT_GIB - LT_MIB;
+	lt_record(ld, &bio, 0, 0, NULL);
+	KUNIT_EXPECT_EQ(test, ld->track.stats.dead_bytes, LT_GIB - LT_MIB);
+	for (r = 0; r < ld->track.nr_slots; r++)
+		if (ld->track.owner[r].live)
+			break;
+	KUNIT_EXPECT_EQ(test, r, ld->track.nr_slots);
+	KUNIT_EXPECT_EQ(test, lt_track_check(&ld->track), 0);
+}
+
 static struct kunit_case lt_kunit_cases[] = {
 	KUNIT_CASE_PARAM(lt_kunit_run, lt_kunit_gen_params),
 	KUNIT_CASE(lt_kunit_replay),
@@ -471,6 +592,8 @@ static struct kunit_case lt_kunit_cases[] = {
 	KUNIT_CASE(lt_kunit_memo),
 	KUNIT_CASE(lt_kunit_clock),
 	KUNIT_CASE(lt_kunit_periods),
+	KUNIT_CASE(lt_kunit_tenants),
+	KUNIT_CASE(lt_kunit_parts),
 	{}
 };
 

@@ -32,7 +32,7 @@ dir=$(cd "$(dirname "$0")" && pwd)
 tool=$dir/fdp_tool
 mnt=/tmp/lifetime_test.mnt
 top=/sys/fs/cgroup/lifetime_test
-nr_tests=24
+nr_tests=26
 
 check() {	# NAME CMD...: a test case from a command's status
 	local name=$1
@@ -614,6 +614,56 @@ delpart /dev/$disk 2 2>/dev/null
 delpart /dev/$disk 1 2>/dev/null
 echo "$old_shift" >"$(param sample_shift)"
 echo none >$q/write_stream_policy
+
+# --- cgroup churn: tenant slots come back ---------------------------------
+# A host makes and removes cgroups all the time (services, sessions,
+# containers): far more than the policy's 64 tenant slots write once and
+# go away.  Their slots must come back, and new tenants then each get a
+# slot and a handle of their own.
+churn_test() {
+	local k h id bad=0 nnew=4 cg=$top/churn
+	local -A seen=()
+
+	echo none >$q/write_stream_policy
+	if ! start_policy $((512 * MiB)); then
+		ktap_test_fail "slots of 500 removed cgroups are given back (no policy)"
+		ktap_test_fail "after the churn, new tenants each have a slot (no policy)"
+		return
+	fi
+	for k in $(seq 0 499); do
+		mkdir $cg &&
+		(echo $BASHPID >$cg/cgroup.procs &&
+		 exec dd if=/dev/zero of=/dev/$disk bs=64k count=1 seek=$((k % 1024)) \
+			oflag=direct status=none) &&
+		rmdir $cg || bad=1
+	done
+	for k in $(seq 0 $((nnew - 1))); do
+		in_cg new$k dd if=/dev/zero of=/dev/$disk bs=1M count=8 \
+			seek=$((64 + 16 * k)) oflag=direct status=none
+	done
+	echo 1 >$lt/replan
+	layout | grep -E '^(tenant|stream)' | sed 's/^/# /'
+	diag "after 500 cgroups: $(layout_val tenant_slots) slots in use," \
+		"$(layout_val tenants_removed) given back, $(layout_val tenant_overflow) cgroups found none free"
+	check "slots of 500 removed cgroups are given back" \
+		sh -c "[ $bad = 0 ] && [ '$(layout_val tenants_removed)' -ge $((500 - 64)) ] &&
+		       [ '$(layout_val tenant_slots)' -le $((nnew + 1)) ]"
+	for k in $(seq 0 $((nnew - 1))); do
+		id=$(stat -c %i $top/new$k)
+		h=$(handle_of new$k dd if=/dev/zero of=/dev/$disk bs=1M count=1 \
+			seek=$((64 + 16 * k)) oflag=direct status=none)
+		diag "new tenant new$k (cgroup $id) on handle $h"
+		case $h in mixed|none|0) bad=1 ;; esac
+		[ -z "${seen[$h]:-}" ] || bad=1
+		seen[$h]=new$k
+		layout | grep -q "^tenant [0-9]* cgroup $id sharers 1\$" || bad=1
+	done
+	check "after the churn, $nnew new tenants each have a slot and a handle of their own" \
+		[ $bad = 0 ]
+	for k in $(seq 0 $((nnew - 1))); do rmdir $top/new$k; done
+	echo none >$q/write_stream_policy
+}
+churn_test
 
 # --- disk removal under running writes -----------------------------------
 # A hot unplug of the controller with the policy on and writes in flight:
