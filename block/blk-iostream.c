@@ -359,6 +359,7 @@ static int iostream_parse_value(const char *s, int max, int *v)
 /* Replace a setting and keep the count of pins.  Under iostream_mutex. */
 static void iostream_set(int *slot, int v)
 {
+	lockdep_assert_held(&iostream_mutex);
 	if (*slot == IOSTREAM_INHERIT && v != IOSTREAM_INHERIT)
 		atomic_inc(&iostream_nr_pins);
 	else if (*slot != IOSTREAM_INHERIT && v == IOSTREAM_INHERIT)
@@ -475,3 +476,4 @@ static int __init iostream_init(void)
 subsys_initcall_sync(iostream_init);
 
 #include "tests/iostream-kunit.h"
+#include "tests/stream-order-kunit.h"

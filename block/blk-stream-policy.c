@@ -205,9 +205,12 @@ ssize_t blk_stream_policy_show(struct gendisk *disk, char *page)
 			cur = act->pol;
 	}
 	len = sysfs_emit(page, cur ? "none" : "[none]");
+	/* A disk without streams has nothing to place: only "none". */
 	list_for_each_entry(pol, &blk_stream_policies, list)
-		len += sysfs_emit_at(page, len, pol == cur ? " [%s]" : " %s",
-				     pol->name);
+		if (pol == cur || disk->queue->limits.max_write_streams)
+			len += sysfs_emit_at(page, len,
+					     pol == cur ? " [%s]" : " %s",
+					     pol->name);
 	len += sysfs_emit_at(page, len, "\n");
 	mutex_unlock(&blk_stream_mutex);
 	return len;
@@ -229,6 +232,12 @@ ssize_t blk_stream_policy_store(struct gendisk *disk, const char *page,
 	if (strcmp(name, "none")) {
 		pol = blk_stream_find_policy(name);
 		if (!pol) {
+			ret = -EINVAL;
+			goto out;
+		}
+		if (!disk->queue->limits.max_write_streams) {
+			pr_warn_ratelimited("%s: no write streams: no placement policy\n",
+					    disk->disk_name);
 			ret = -EINVAL;
 			goto out;
 		}

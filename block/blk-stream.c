@@ -23,7 +23,8 @@
  * have falls back to 0, so none reaches the driver.  Each decision can be
  * traced (block_write_stream), which is also how placement is replayed
  * outside the kernel.  Nothing runs here unless one of the sources of
- * streams is in use: a static key, taken by each source while it is.
+ * streams is in use or the tracepoint is enabled: a static key, taken by
+ * each while it is.
  */
 
 #include <linux/bio.h>
@@ -36,28 +37,35 @@
 #include "blk-stream.h"
 
 DEFINE_STATIC_KEY_FALSE(blk_stream_key);
+DEFINE_STATIC_KEY_FALSE(blk_stream_placing);
 
 /* Turn decisions on while a source of streams is in use; may sleep. */
 void blk_stream_get(void)
 {
 	static_branch_inc(&blk_stream_key);
+	static_branch_inc(&blk_stream_placing);
 }
 
 void blk_stream_put(void)
 {
+	static_branch_dec(&blk_stream_placing);
 	static_branch_dec(&blk_stream_key);
 }
 
-/* The decision tracepoint sees every write while it is enabled. */
+/*
+ * The decision tracepoint sees every write while it is enabled, so it
+ * turns decisions on; but tracing must not change what is traced, so it
+ * is no source of streams: while it alone is on, io.stat counts nothing.
+ */
 int blk_stream_trace_reg(void)
 {
-	blk_stream_get();
+	static_branch_inc(&blk_stream_key);
 	return 0;
 }
 
 void blk_stream_trace_unreg(void)
 {
-	blk_stream_put();
+	static_branch_dec(&blk_stream_key);
 }
 
 static DEFINE_MUTEX(blk_stream_kind_mutex);
@@ -76,16 +84,17 @@ static DEFINE_MUTEX(blk_stream_kind_mutex);
  * Return: 0, or -EINVAL if @kind is not a kind or the disk has no stream
  * @stream.
  */
-int bdev_set_kind_stream(struct block_device *bdev, enum rw_hint kind,
+int bdev_set_kind_stream(struct block_device *bdev, enum write_kind kind,
 			 unsigned int stream)
 {
 	unsigned int max = bdev->bd_disk->queue->limits.max_write_streams;
 	u8 *slot;
 
-	if (!rw_hint_is_kind(kind) || stream > max)
+	if ((kind != WRITE_KIND_JOURNAL && kind != WRITE_KIND_METADATA) ||
+	    stream > max)
 		return -EINVAL;
 
-	slot = &bdev->bd_kind_stream[kind - WRITE_KIND_JOURNAL];
+	slot = &bdev->bd_kind_stream[kind];
 	mutex_lock(&blk_stream_kind_mutex);
 	if (!*slot && stream)
 		blk_stream_get();
@@ -97,14 +106,13 @@ int bdev_set_kind_stream(struct block_device *bdev, enum rw_hint kind,
 }
 EXPORT_SYMBOL_GPL(bdev_set_kind_stream);
 
-/* Rule 3: the stream the filesystem chose for a journal or metadata bio. */
+/*
+ * Rule 3: the stream the filesystem chose for a journal or metadata bio;
+ * the slot of WRITE_KIND_DATA is never set.
+ */
 static unsigned int bio_kind_stream(struct bio *bio)
 {
-	enum rw_hint hint = bio->bi_write_hint;
-
-	if (!rw_hint_is_kind(hint))
-		return 0;
-	return READ_ONCE(bio->bi_bdev->bd_kind_stream[hint - WRITE_KIND_JOURNAL]);
+	return READ_ONCE(bio->bi_bdev->bd_kind_stream[bio_write_kind(bio)]);
 }
 
 /* Rules 3 to 5, for a bio that neither its submitter nor cgroup placed. */
@@ -151,7 +159,8 @@ static void bio_finish_write_stream(struct bio *bio, unsigned int stream,
 	}
 	bio->bi_write_stream = stream;
 	trace_decision(bio, rule);
-	blkcg_account_write_stream(bio, fallback);
+	if (static_branch_likely(&blk_stream_placing))
+		blkcg_account_write_stream(bio, fallback);
 }
 
 /* An invalidation is shown to the policy and traced; it has no stream. */
@@ -215,7 +224,7 @@ void __bio_set_write_stream(struct bio *bio)
 	 * the filesystem's journal or metadata.  Straight to the policy.
 	 */
 	if (unlikely(bio->bi_write_stream || blkcg_may_pin() ||
-		     rw_hint_is_kind(bio->bi_write_hint))) {
+		     bio_write_kind(bio))) {
 		bio_set_placed_write_stream(bio);
 		return;
 	}

@@ -8,6 +8,8 @@
 #include <linux/jump_label.h>
 
 DECLARE_STATIC_KEY_FALSE(blk_stream_key);
+/* Some source of streams is in use, not only the decision tracepoint. */
+DECLARE_STATIC_KEY_FALSE(blk_stream_placing);
 
 void __bio_set_write_stream(struct bio *bio);
 void blk_stream_get(void);

@@ -6,8 +6,8 @@
 #ifndef _LINUX_BLK_STREAM_H
 #define _LINUX_BLK_STREAM_H
 
+#include <linux/bio.h>
 #include <linux/list.h>
-#include <linux/rw_hint.h>
 
 /**
  * enum blk_stream_rule - the rule that decided a bio's write stream
@@ -36,7 +36,6 @@ enum blk_stream_rule {
 	BLK_STREAM_RULE_NR,
 };
 
-struct bio;
 struct block_device;
 struct gendisk;
 struct module;
@@ -76,7 +75,7 @@ struct blk_stream_policy {
 };
 
 int blk_stream_register_policy(struct blk_stream_policy *pol);
-int bdev_set_kind_stream(struct block_device *bdev, enum rw_hint kind,
+int bdev_set_kind_stream(struct block_device *bdev, enum write_kind kind,
 			 unsigned int stream);
 void blk_stream_unregister_policy(struct blk_stream_policy *pol);
 
@@ -89,6 +88,31 @@ static inline void blkcg_iostream_pinned(struct gendisk *disk,
 {
 }
 #endif
+
+/*
+ * Keys of a write for policies that place by what the write is: its
+ * lifetime hint (enum rw_hint), or its kind if it is a journal or
+ * metadata write.
+ */
+#define BLK_STREAM_KEY_JOURNAL	WRITE_LIFE_HINT_NR
+#define BLK_STREAM_KEY_METADATA	(WRITE_LIFE_HINT_NR + 1)
+#define BLK_STREAM_KEY_NR	(WRITE_LIFE_HINT_NR + 2)
+
+/**
+ * bio_stream_key - the key of a write for placement by hint or kind
+ * @bio: a write bio
+ *
+ * Return: %BLK_STREAM_KEY_JOURNAL or %BLK_STREAM_KEY_METADATA for a
+ * journal or metadata write, else the write's lifetime hint.
+ */
+static inline unsigned int bio_stream_key(const struct bio *bio)
+{
+	enum write_kind kind = bio_write_kind(bio);
+
+	if (kind)
+		return BLK_STREAM_KEY_JOURNAL + kind - WRITE_KIND_JOURNAL;
+	return bio->bi_write_hint;
+}
 
 /* The block_write_stream tracepoint turns decisions on while enabled. */
 int blk_stream_trace_reg(void);

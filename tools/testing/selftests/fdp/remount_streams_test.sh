@@ -12,8 +12,9 @@
 # The ext4 remount fails because the file system was shut down (xfs_io's
 # shutdown command); the XFS one because it makes a norecovery mount
 # read-write.  Needs mkfs.ext4, mkfs.xfs, xfs_io and python3.  Uses and
-# reformats the FDP namespace that fdp_tool names; skips without one with
-# six write streams.
+# reformats the FDP namespace named by $FDP_TEST_DEV, whose data is
+# destroyed; skips when none is named or it has fewer than six write
+# streams.
 
 DIR="$(dirname "$(readlink -f "$0")")"
 . "$DIR"/../kselftest/ktap_helpers.sh
@@ -85,11 +86,24 @@ for cmd in mkfs.ext4 mkfs.xfs xfs_io python3; do
 		exit "$KSFT_SKIP"
 	fi
 done
-read -r disk_kv _ streams_kv _ < <("$tool" info 2>/dev/null)
-disk=${disk_kv#disk=}
+if [ -z "${FDP_TEST_DEV:-}" ]; then
+	ktap_skip_all "no disk named: set FDP_TEST_DEV=/dev/nvmeXnY to an NVMe FDP" \
+		"namespace whose data the test may destroy"
+	exit "$KSFT_SKIP"
+fi
+[ -b "$FDP_TEST_DEV" ] ||
+	ktap_exit_fail_msg "FDP_TEST_DEV=$FDP_TEST_DEV: not a block device"
+disk=$(basename "$(readlink -f "/sys/dev/block/$(stat -L -c %Hr:%Lr "$FDP_TEST_DEV")")")
+[ -d "/sys/block/$disk" ] ||
+	ktap_exit_fail_msg "FDP_TEST_DEV=$FDP_TEST_DEV: a partition; name the whole disk"
+# fdp_tool works on the disk named by $FDP_DISK.
+export FDP_DISK=$disk
+read -r _ _ streams_kv _ < <("$tool" info 2>/dev/null)
 streams=${streams_kv#max_write_streams=}
-if [ -z "$disk" ] || [ "${streams:-0}" -lt 6 ]; then
-	ktap_skip_all "no FDP namespace with 6 write streams"
+if [ "${streams:-0}" -lt 6 ]; then
+	[ -n "${FDP_HANDLES:-}" ] &&
+		ktap_exit_fail_msg "FDP_TEST_DEV=$FDP_TEST_DEV: fewer than 6 write streams"
+	ktap_skip_all "FDP_TEST_DEV=$FDP_TEST_DEV: fewer than 6 write streams"
 	exit "$KSFT_SKIP"
 fi
 dev=/dev/$disk

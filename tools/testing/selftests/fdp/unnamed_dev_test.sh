@@ -19,7 +19,7 @@ self=$(basename "$0")
 # A test that ran for real instead of skipping must not hold up the rest.
 per_test_timeout=120
 # Tests here that need no disk, and so need not skip without one.
-no_disk_tests=""
+no_disk_tests="scsi_hint_test.sh"
 
 # The whole disk at a device node, or nothing.
 disk_of() {	# PATH
