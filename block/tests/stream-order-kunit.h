@@ -121,6 +121,18 @@ static void order_set_policy(struct kunit *test, struct gendisk *disk,
 			(ssize_t)strlen(name));
 }
 
+/*
+ * A 4 KiB write to @disk with no cgroup: bio_init() with a bdev would
+ * take a reference on the root blkg that these bios, never submitted,
+ * would not give back.
+ */
+static void order_bio_init(struct bio *bio, struct gendisk *disk)
+{
+	bio_init(bio, NULL, NULL, 0, REQ_OP_WRITE);
+	bio->bi_bdev = disk->part0;
+	bio->bi_iter.bi_size = SZ_4K;
+}
+
 /**
  * struct order_case - one write and what each rule would say about it
  * @desc: what the case shows
@@ -203,8 +215,7 @@ static void stream_order_test(struct kunit *test)
 	}
 	order_observed = 0;
 
-	bio_init(&bio, disk->part0, NULL, 0, REQ_OP_WRITE);
-	bio.bi_iter.bi_size = SZ_4K;
+	order_bio_init(&bio, disk);
 	bio.bi_write_stream = c->app;
 	bio_set_write_kind(&bio, c->kind);
 	bio.bi_blkg = &child;
@@ -245,8 +256,7 @@ static int order_switch_writer(void *data)
 	struct order_switch_ctx *ctx = data;
 	struct bio bio;
 
-	bio_init(&bio, ctx->disk->part0, NULL, 0, REQ_OP_WRITE);
-	bio.bi_iter.bi_size = SZ_4K;
+	order_bio_init(&bio, ctx->disk);
 	__bio_set_write_stream(&bio);
 	ctx->stream = bio.bi_write_stream;
 	complete(&ctx->done);
@@ -260,34 +270,44 @@ static int order_switch_writer(void *data)
  */
 static void stream_order_test_switch(struct kunit *test)
 {
-	struct order_switch_ctx ctx = { .disk = order_disk(test) };
+	struct order_switch_ctx *ctx;
 	struct task_struct *task;
+	const char *name = order_policy.name;
 	struct bio bio;
 	int i;
 
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	ctx->disk = order_disk(test);
 	atomic_set(&order_entered, 0);
 	atomic_set(&order_switching, 0);
 	order_exit_saw = -1;
 	order_policy_stream = 2;
-	init_completion(&ctx.done);
-	order_set_policy(test, ctx.disk, order_slow_policy.name);
+	init_completion(&ctx->done);
+	order_set_policy(test, ctx->disk, order_slow_policy.name);
 
-	task = kthread_run(order_switch_writer, &ctx, "kunit-stream-switch");
+	task = kthread_run(order_switch_writer, ctx, "kunit-stream-switch");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	/*
+	 * The slow policy holds the writer in its decision, under RCU, for
+	 * up to about 220 ms.  No assertion may end the test before the
+	 * writer is done with ctx.
+	 */
 	for (i = 0; i < 1000 && !atomic_read(&order_entered); i++)
 		usleep_range(1000, 2000);
 	KUNIT_EXPECT_TRUE(test, atomic_read(&order_entered));
 	atomic_set(&order_switching, 1);
-	order_set_policy(test, ctx.disk, order_policy.name);
+	KUNIT_EXPECT_EQ(test, blk_stream_policy_store(ctx->disk, name,
+						      strlen(name)),
+			(ssize_t)strlen(name));
 	KUNIT_EXPECT_EQ(test, order_exit_saw, 0);
-	wait_for_completion(&ctx.done);
-	KUNIT_EXPECT_EQ(test, ctx.stream, 7);
+	wait_for_completion(&ctx->done);
+	KUNIT_EXPECT_EQ(test, ctx->stream, 7);
 
-	bio_init(&bio, ctx.disk->part0, NULL, 0, REQ_OP_WRITE);
-	bio.bi_iter.bi_size = SZ_4K;
+	order_bio_init(&bio, ctx->disk);
 	__bio_set_write_stream(&bio);
 	KUNIT_EXPECT_EQ(test, bio.bi_write_stream, 2);
-	order_put_disk(ctx.disk);
+	order_put_disk(ctx->disk);
 }
 
 /* A disk without streams offers no policy and refuses one. */
@@ -340,8 +360,7 @@ static void stream_order_test_trace_counts_nothing(struct kunit *test)
 	}
 	KUNIT_ASSERT_EQ(test, blkcg_activate_policy(disk, &blkcg_policy_iostream),
 			0);
-	bio_init(&bio, disk->part0, NULL, 0, REQ_OP_WRITE);
-	bio.bi_iter.bi_size = SZ_4K;
+	order_bio_init(&bio, disk);
 	bio.bi_blkg = disk->queue->root_blkg;
 	seen.bio = &bio;
 	KUNIT_ASSERT_EQ(test, register_trace_block_write_stream(order_probe,

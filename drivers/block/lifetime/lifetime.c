@@ -1043,6 +1043,7 @@ static void lt_replay_logs(struct lt_disk *ld)
 		 */
 		log->len[half] = 0;
 		log->pages[half] = 0;
+		log->ranges[half] = 0;
 		log->cur ^= 1;
 		spin_unlock(&log->lock);
 	}

@@ -583,6 +583,30 @@ static void lt_kunit_parts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lt_track_check(&ld->track), 0);
 }
 
+/*
+ * A log half that was replayed because its records reached
+ * LT_CHUNK_RANGES ranges takes records again when it is the current half
+ * once more: lt_log() must not find it still full, or it would replay
+ * an empty log for ever.
+ */
+static void lt_kunit_log_ranges(struct kunit *test)
+{
+	struct lt_disk *ld = lt_kunit_disk(test);
+	char name[LT_NAME_LEN] = "a";
+	u32 part = lt_track_chunk(&ld->track, 0, U32_MAX);
+	int i;
+
+	/* One CPU's log throughout: each part fills a half in turn. */
+	migrate_disable();
+	for (i = 0; i < 4; i++)
+		lt_log(ld, 0, part, 0xa, 1, name);
+	migrate_enable();
+	KUNIT_EXPECT_TRUE(test, cpumask_empty(ld->logged));
+	KUNIT_EXPECT_EQ(test, ld->track.stats.host_bytes,
+			4 * ((u64)part << LT_SECTOR_SHIFT));
+	KUNIT_EXPECT_EQ(test, lt_track_check(&ld->track), 0);
+}
+
 static struct kunit_case lt_kunit_cases[] = {
 	KUNIT_CASE_PARAM(lt_kunit_run, lt_kunit_gen_params),
 	KUNIT_CASE(lt_kunit_replay),
@@ -594,6 +618,7 @@ static struct kunit_case lt_kunit_cases[] = {
 	KUNIT_CASE(lt_kunit_periods),
 	KUNIT_CASE(lt_kunit_tenants),
 	KUNIT_CASE(lt_kunit_parts),
+	KUNIT_CASE(lt_kunit_log_ranges),
 	{}
 };
 
