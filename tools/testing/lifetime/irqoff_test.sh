@@ -18,7 +18,7 @@
 #
 #	scripts/vm-run --smp 1 --icount 0 --ns-size 4T -- \
 #		env LIFETIME_KO=build/obj/drivers/block/lifetime/blk-lifetime.ko \
-#		tools/testing/lifetime/irqoff_test.sh
+#		tools/testing/lifetime/<this script>
 #
 # Usage: irqoff_test.sh [MAX_US]   (as root; $LIFETIME_KO: the module)
 

@@ -128,7 +128,8 @@ check "refuses a trace of another disk size" 1 \
 check "refuses a malformed header" 1 "badhdr.trace:1: header: capacity is not a number" -- \
 	--ru-size 1M "$tmp/badhdr.trace"
 { cat "$tmp/ok.trace"; echo "# device capacity=536870912"; } >"$tmp/latehdr.trace"
-check "refuses a header after the records" 1 "latehdr.trace:7: device header after the first record" -- \
+check "refuses a header after the records" 1 \
+	"latehdr.trace:7: device header after the first record" -- \
 	--capacity 512M --ru-size 1M "$tmp/latehdr.trace"
 check "names a missing trace" 1 "no-such.trace: No such file" -- \
 	--capacity 512M --ru-size 1M "$tmp/no-such.trace"
@@ -160,10 +161,12 @@ else
 	failed=$((failed + 1))
 fi
 head -c 1000 "$tmp/mixed.bin" >"$tmp/part.bin"
-check "rejects a partial binary record" 1 "part.bin:40: truncated binary trace \(a partial record\)" -- \
+check "rejects a partial binary record" 1 \
+	"part.bin:40: truncated binary trace \(a partial record\)" -- \
 	--capacity 64M --ru-size 128K "$tmp/part.bin"
 head -c 1016 "$tmp/mixed.bin" >"$tmp/noend.bin"
-check "rejects a binary trace without its end" 1 "noend.bin:41: truncated binary trace \(no end record\)" -- \
+check "rejects a binary trace without its end" 1 \
+	"noend.bin:41: truncated binary trace \(no end record\)" -- \
 	--capacity 64M --ru-size 128K "$tmp/noend.bin"
 head -c 20 "$tmp/mixed.bin" >"$tmp/hdr.bin"
 check "rejects a short binary header" 1 "hdr.bin:0: not an fdp-sim binary trace" -- \

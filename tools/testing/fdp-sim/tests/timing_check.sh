@@ -23,9 +23,12 @@ awk -v wf="$(kv waf fdp)" -v wc="$(kv waf conv)" \
 	printf "uneven partitioning (seed 000 section 3.1), field device, 64 units, 40/200/2000 us\n"
 	printf "%-22s %10s %10s %12s\n", "", "published", "model", "model values"
 	printf "%-22s %10s %10s %6.2f / %.2f\n", "WAF conv / FDP", "~3 / ~1", "", wc, wf
-	printf "%-22s %10s %9.1fx %6.0f / %.0f\n", "IOPS FDP vs conv", "3.3x", if_ / ic, if_, ic
-	printf "%-22s %10s %+9.0f%% %6.0f / %.0f us\n", "mean latency", "-70%", (mf / mc - 1) * 100, mf, mc
-	printf "%-22s %10s %+9.0f%% %6.0f / %.0f us\n", "p99.9 latency", "-77%", (tf / tc - 1) * 100, tf, tc
+	printf "%-22s %10s %9.1fx %6.0f / %.0f\n", "IOPS FDP vs conv", "3.3x",
+	       if_ / ic, if_, ic
+	printf "%-22s %10s %+9.0f%% %6.0f / %.0f us\n", "mean latency", "-70%",
+	       (mf / mc - 1) * 100, mf, mc
+	printf "%-22s %10s %+9.0f%% %6.0f / %.0f us\n", "p99.9 latency", "-77%",
+	       (tf / tc - 1) * 100, tf, tc
 	ok = if_ > ic && tf < tc
 	print "timing check: " (ok ? "PASS" : "FAIL") " (held to the direction only)"
 	exit !ok }'

@@ -644,7 +644,8 @@ churn_test() {
 	echo 1 >$lt/replan
 	layout | grep -E '^(tenant|stream)' | sed 's/^/# /'
 	diag "after 500 cgroups: $(layout_val tenant_slots) slots in use," \
-		"$(layout_val tenants_removed) given back, $(layout_val tenant_overflow) cgroups found none free"
+		"$(layout_val tenants_removed) given back," \
+		"$(layout_val tenant_overflow) cgroups found none free"
 	check "slots of 500 removed cgroups are given back" \
 		sh -c "[ $bad = 0 ] && [ '$(layout_val tenants_removed)' -ge $((500 - 64)) ] &&
 		       [ '$(layout_val tenant_slots)' -le $((nnew + 1)) ]"
