@@ -6,8 +6,9 @@
 # reclaim units, from its binary form, with the oracle.  Fails unless the
 # replay runs at 5 M host page writes per second of CPU time or more, and
 # the peak resident memory, oracle included, is at most 16 bytes per
-# logical page; says whether the whole run with the oracle meets 5 M/s.  Rates per wall-clock second are printed too: on a loaded
-# machine they say more about the load than about fdp-sim.
+# logical page; says whether the whole run with the oracle meets 5 M/s.
+# Rates per wall-clock second are printed too: on a loaded machine they
+# say more about the load than about fdp-sim.
 cd "$(dirname "$0")/.." || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -21,7 +22,8 @@ echo "$out" | awk -F'[ =]' -v pages="$pages" '/^replay_cpu_s=/ {
 	n = v["trace_write_pages"]
 	printf "replay: %.2f M host page writes/s of CPU time, %.2f M/s of wall time\n",
 		n / v["replay_cpu_s"] / 1e6, n / v["replay_wall_s"] / 1e6
-	printf "with the oracle (backward pass and 3 replays): %.2f M/s of CPU time, %.2f M/s of wall time\n",
+	printf "with the oracle (backward pass and 3 replays): "
+	printf "%.2f M/s of CPU time, %.2f M/s of wall time\n",
 		n / v["total_cpu_s"] / 1e6, n / v["total_wall_s"] / 1e6
 	printf "peak RSS %d KiB: %.2f bytes per logical page (%d pages)\n",
 		v["peak_rss_kib"], v["rss_bytes_per_page"], pages

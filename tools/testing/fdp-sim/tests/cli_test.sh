@@ -115,9 +115,11 @@ check "initially isolated handles: GC copies share units" 0 \
 	--ru-size 1M "$tmp/hdr.trace"
 check "an explicit --gc-dest wins over the header" 0 "^gc_dest=per-handle gc_dest_from=option" -- \
 	--ru-size 1M --gc-dest per-handle "$tmp/hdr.trace"
-check "no header: per-handle, and says so" 0 "^gc_dest=per-handle gc_dest_from=default ruh_type=unknown" -- \
+check "no header: per-handle, and says so" 0 \
+	"^gc_dest=per-handle gc_dest_from=default ruh_type=unknown" -- \
 	--capacity 512M --ru-size 1M "$tmp/ok.trace"
-check "preconditioned: says so, every page mapped" 0 "^gc_dest=per-handle .* start=preconditioned" -- \
+check "preconditioned: says so, every page mapped" 0 \
+	"^gc_dest=per-handle .* start=preconditioned" -- \
 	--capacity 512M --ru-size 1M --precondition "$tmp/ok.trace"
 check "preconditioned: every page mapped" 0 "mapped_pages=131070 " -- \
 	--capacity 512M --ru-size 1M --precondition "$tmp/ok.trace"

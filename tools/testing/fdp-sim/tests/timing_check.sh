@@ -20,7 +20,8 @@ awk -v wf="$(kv waf fdp)" -v wc="$(kv waf conv)" \
     -v if_="$(kv write_iops fdp)" -v ic="$(kv write_iops conv)" \
     -v mf="$(kv lat_mean_us fdp)" -v mc="$(kv lat_mean_us conv)" \
     -v tf="$(kv lat_p999_us fdp)" -v tc="$(kv lat_p999_us conv)" 'BEGIN {
-	printf "uneven partitioning (seed 000 section 3.1), field device, 64 units, 40/200/2000 us\n"
+	printf "uneven partitioning (seed 000 section 3.1), field device, "
+	printf "64 units, 40/200/2000 us\n"
 	printf "%-22s %10s %10s %12s\n", "", "published", "model", "model values"
 	printf "%-22s %10s %10s %6.2f / %.2f\n", "WAF conv / FDP", "~3 / ~1", "", wc, wf
 	printf "%-22s %10s %9.1fx %6.0f / %.0f\n", "IOPS FDP vs conv", "3.3x",
