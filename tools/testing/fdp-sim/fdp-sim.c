@@ -776,6 +776,11 @@ int main(int argc, char **argv)
 		{}
 	};
 	static const char * const kinds[] = { "equal-bytes", "log-short", "log-mid" };
+	static const char * const steady_why[] = {
+		[FDPSIM_STEADY] = "settled", [FDPSIM_NEVER_FULL] = "never-full",
+		[FDPSIM_SHORT] = "under-2-dw-after-full", [FDPSIM_CHANGING] = "changing",
+	};
+	enum fdpsim_steady st;
 	struct fdpsim_params p = { .op = 0.07, .handles = 8, .watermark = 4 };
 	uint64_t capacity = 0, ru = 1 << 20, window = 0, warmup = 0, v, nops = 0;
 	const char *disk = NULL, *err, *name, *gc_from, *conv = NULL;
@@ -1026,6 +1031,16 @@ int main(int argc, char **argv)
 	       s.victims ? (double)s.victim_valid / s.victims / p.ru_pages : 0,
 	       (unsigned long long)s.mapped, (double)s.mapped / p.logical_pages);
 	printf(" bytes_per_page=%zu\n", fdpsim_bytes_per_page(&s));
+	st = fdpsim_steady(&s);
+	printf("steady=%s steady_why=%s dw=%.3f dw_after_full=%.3f gc_per_host_page=%.4f",
+	       st == FDPSIM_STEADY ? "yes" : "no", steady_why[st],
+	       (double)s.all_host / p.logical_pages,
+	       s.full ? (double)(s.all_host - s.full_host) / p.logical_pages : 0,
+	       s.host_pages ? (double)s.gc_pages / s.host_pages : 0);
+	if (s.nr_dw >= 2)
+		printf(" last_dw_waf=%.4f prev_dw_waf=%.4f", fdpsim_dw_waf(&s, s.nr_dw - 1),
+		       fdpsim_dw_waf(&s, s.nr_dw - 2));
+	putchar('\n');
 	for (i = 0; i < p.handles; i++)
 		if (s.host_by_handle[i] || s.gc_by_handle[i])
 			printf("handle=%u host_pages=%llu gc_pages=%llu\n", i,
@@ -1039,6 +1054,9 @@ int main(int argc, char **argv)
 		       (unsigned long long)v, (unsigned long long)s.windows[v].host,
 		       (unsigned long long)s.windows[v].media,
 		       (double)s.windows[v].media / s.windows[v].host);
+	for (v = 0; v < s.nr_dw; v++)
+		printf("full_dw=%llu dw_waf=%.4f\n", (unsigned long long)v + 1,
+		       fdpsim_dw_waf(&s, v));
 	if (clk) {
 		double secs = clk->n ? (clk->last_done - clk->first) / 1e9 : 0;
 

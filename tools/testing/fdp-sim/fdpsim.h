@@ -97,6 +97,17 @@ struct fdpsim {
 	struct fdpsim_window *windows;
 	uint64_t nr_windows, cap_windows;
 	uint64_t win_host_start, win_media_start;
+	/*
+	 * Steady state: from the first GC on, the media pages of each whole
+	 * drive write (logical_pages host pages).  Counted from the start of
+	 * the trace (or of preconditioning's end), warm-up or not.
+	 */
+	uint64_t all_host, all_media;	/* never reset by reset_counters */
+	uint64_t full_host;		/* all_host at the first GC */
+	uint64_t dw_media_start;	/* all_media at the current DW's start */
+	bool full;			/* GC has run */
+	uint64_t *dw_media;		/* media pages of each whole DW after full */
+	uint64_t nr_dw, cap_dw;
 };
 
 const char *fdpsim_check_params(const struct fdpsim_params *p);
@@ -114,6 +125,19 @@ static inline void fdpsim_prefetch(const struct fdpsim *s, uint64_t lpage)
 
 void fdpsim_discard(struct fdpsim *s, uint64_t lpage);
 double fdpsim_waf(const struct fdpsim *s);
+
+/* The steady-state check: the last whole DW's WAF within 2% of the one before. */
+#define FDPSIM_STEADY_TOL	0.02
+
+enum fdpsim_steady {
+	FDPSIM_STEADY,		/* the last two whole DWs within FDPSIM_STEADY_TOL */
+	FDPSIM_NEVER_FULL,	/* GC never ran */
+	FDPSIM_SHORT,		/* fewer than two whole DWs after the first GC */
+	FDPSIM_CHANGING,	/* the last two whole DWs differ by more */
+};
+
+double fdpsim_dw_waf(const struct fdpsim *s, uint64_t i);
+enum fdpsim_steady fdpsim_steady(const struct fdpsim *s);
 void fdpsim_reset_counters(struct fdpsim *s);
 size_t fdpsim_bytes_per_page(const struct fdpsim *s);
 

@@ -108,6 +108,7 @@ void fdpsim_exit(struct fdpsim *s)
 	free(s->bucket);
 	free(s->free_list);
 	free(s->windows);
+	free(s->dw_media);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -192,6 +193,7 @@ static inline void append(struct fdpsim *s, uint32_t *ru, uint32_t l, uint16_t c
 	s->owner[pp] = cg;
 	page_handle_of(s)[pp] = h;
 	s->media_pages++;
+	s->all_media++;
 	/* A full unit is closed at once: full units are the GC candidates. */
 	if (ru_is_full(s, *ru)) {
 		bucket_add(s, *ru);
@@ -209,6 +211,12 @@ static int gc_one(struct fdpsim *s)
 		s->min_bucket++;
 	if (s->min_bucket >= s->p.ru_pages)
 		return -ENOSPC;	/* nothing to win: every full unit is valid */
+	if (!s->full) {
+		/* Free space ran out: drive writes after full count from here. */
+		s->full = true;
+		s->full_host = s->all_host;
+		s->dw_media_start = s->all_media;
+	}
 	ru = s->bucket[s->min_bucket];
 	bucket_del(s, ru);
 	s->victims++;
@@ -278,6 +286,22 @@ static void close_window(struct fdpsim *s)
 	s->win_media_start = s->media_pages;
 }
 
+/* A whole drive write after the first GC ended: keep its media pages. */
+static void close_dw(struct fdpsim *s)
+{
+	if (s->nr_dw == s->cap_dw) {
+		uint64_t cap = s->cap_dw ? 2 * s->cap_dw : 64;
+		uint64_t *m = realloc(s->dw_media, cap * sizeof(*m));
+
+		if (!m)
+			return;
+		s->dw_media = m;
+		s->cap_dw = cap;
+	}
+	s->dw_media[s->nr_dw++] = s->all_media - s->dw_media_start;
+	s->dw_media_start = s->all_media;
+}
+
 /**
  * fdpsim_write() - a host write of one page through a placement handle
  *
@@ -302,7 +326,10 @@ int fdpsim_write(struct fdpsim *s, uint64_t lpage, uint32_t handle, uint16_t cgr
 		s->tm->ready = s->tm->now;
 	append(s, &s->open[handle], lpage, cgroup, handle);
 	s->host_pages++;
+	s->all_host++;
 	s->host_by_handle[handle]++;
+	if (s->full && s->all_host - s->full_host == (s->nr_dw + 1) * s->p.logical_pages)
+		close_dw(s);
 	if (s->p.window && s->host_pages - s->win_host_start >= s->p.window)
 		close_window(s);
 	return 0;
@@ -330,11 +357,41 @@ void fdpsim_precondition(struct fdpsim *s)
 	for (i = 0; i < s->p.logical_pages; i++)
 		fdpsim_write(s, i, 0, FDPSIM_MAX_CGROUPS - 1);
 	fdpsim_reset_counters(s);
+	/* The trace's drive writes start here (the fill needs no GC). */
+	s->all_host = 0;
+	s->all_media = 0;
+	s->full = false;
+	s->nr_dw = 0;
 }
 
 double fdpsim_waf(const struct fdpsim *s)
 {
 	return s->host_pages ? (double)s->media_pages / s->host_pages : 0;
+}
+
+/* WAF of the @i-th whole drive write after the first GC. */
+double fdpsim_dw_waf(const struct fdpsim *s, uint64_t i)
+{
+	return i < s->nr_dw ? (double)s->dw_media[i] / s->p.logical_pages : 0;
+}
+
+/**
+ * fdpsim_steady() - has WAF stopped changing?
+ *
+ * Steady when the WAF of the last whole drive write after the first GC is
+ * within FDPSIM_STEADY_TOL of the one before it.
+ */
+enum fdpsim_steady fdpsim_steady(const struct fdpsim *s)
+{
+	double last, prev;
+
+	if (!s->full)
+		return FDPSIM_NEVER_FULL;
+	if (s->nr_dw < 2)
+		return FDPSIM_SHORT;
+	last = fdpsim_dw_waf(s, s->nr_dw - 1);
+	prev = fdpsim_dw_waf(s, s->nr_dw - 2);
+	return fabs(last - prev) <= FDPSIM_STEADY_TOL * prev ? FDPSIM_STEADY : FDPSIM_CHANGING;
 }
 
 /* Start counting afresh, keeping the device's state (after a warm-up). */

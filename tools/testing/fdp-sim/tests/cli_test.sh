@@ -70,6 +70,51 @@ else
 	failed=$((failed + 1))
 fi
 
+# Steady state: the WAF of each whole drive write (DW) after the first
+# GC, and whether the last two agree within 2%.  A 64 MiB disk filled in
+# order, then RANDOM DWs of random overwrites and SEQ DWs of overwrites
+# in order.
+dw_trace() {	# dw_trace RANDOM SEQ > TRACE
+	awk -v r="$1" -v q="$2" 'BEGIN { srand(5); pages = 16384; t = 0
+		for (i = 0; i < pages; i++) print t++ / 1e6, "259,0 W", i * 8, 8, 1, "default 1"
+		for (i = 0; i < r * pages; i++)
+			print t++ / 1e6, "259,0 W", int(rand() * pages) * 8, 8, 1, "default 1"
+		for (i = 0; i < q * pages; i++)
+			print t++ / 1e6, "259,0 W", (i % pages) * 8, 8, 1, "default 1" }'
+}
+dw_trace 6 0 >"$tmp/steady.trace"
+dw_trace 4 2 >"$tmp/changing.trace"
+dw_trace 0 4 >"$tmp/seq.trace"
+check "steady: random overwrites settle" 0 \
+	"^steady=yes steady_why=settled dw=7.000 dw_after_full=5\.[0-9]+ " -- \
+	--capacity 64M --ru-size 64K --op 28 "$tmp/steady.trace"
+check "steady: a WAF per whole DW after the first GC" 0 "full_dw=5 dw_waf=2\.[0-9]+$" -- \
+	--capacity 64M --ru-size 64K --op 28 "$tmp/steady.trace"
+check "steady: not when the workload changes in the last DW" 0 \
+	"^steady=no steady_why=changing dw=7.000 .* last_dw_waf=1\.[0-9]+ prev_dw_waf=2\." -- \
+	--capacity 64M --ru-size 64K --op 28 "$tmp/changing.trace"
+check "steady: overwrites in order copy nothing in any DW" 0 \
+	"steady=yes .*gc_per_host_page=0.0000 last_dw_waf=1.0000 prev_dw_waf=1.0000" -- \
+	--capacity 64M --ru-size 64K --op 28 "$tmp/seq.trace"
+check "steady: a trace that never fills the device" 0 \
+	"^steady=no steady_why=never-full dw=0.000 dw_after_full=0.000 gc_per_host_page=0.0000$" -- \
+	--capacity 512M --ru-size 1M "$tmp/ok.trace"
+dw_trace 1 0 >"$tmp/short.trace"
+check "steady: not after under two DWs of GC" 0 \
+	"^steady=no steady_why=under-2-dw-after-full dw=2.000 dw_after_full=0\." -- \
+	--capacity 64M --ru-size 64K --op 28 "$tmp/short.trace"
+out=$("$sim" --capacity 64M --ru-size 64K --op 28 --warmup 64M "$tmp/steady.trace")
+n=$((n + 1))
+if awk '/^host_pages=/ { split($1, h, "="); split($3, g, "=") }
+	/^steady=/ { split($5, c, "=") }
+	END { exit !(h[2] > 0 && g[2] > 0 && sprintf("%.4f", g[2] / h[2]) == c[2]) }' <<<"$out"; then
+	echo "ok $n GC copies per host page are gc_pages / host_pages of the counted run"
+else
+	echo "not ok $n GC copies per host page are gc_pages / host_pages of the counted run"
+	grep -E '^(host_pages|steady)=' <<<"$out" | sed 's/^/# /'
+	failed=$((failed + 1))
+fi
+
 printf '0.1 259,0 W 0 8 2 cgroup 11\n0.2 259,0 X 0 8 2 cgroup 11\n' >"$tmp/badop.trace"
 check "rejects a bad operation with its line" 1 "badop.trace:2: OP is not W, D or Z" -- \
 	--capacity 512M --ru-size 1M "$tmp/badop.trace"
