@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fdp-sim: replay a block trace (see trace.h; text or binary, read once as
- * a stream) on a model FDP SSD and report write amplification; optionally
- * also the WAF of an oracle that places the same writes by their known
- * death times (from a backward pass over a spill file), and the write
- * throughput and latency the flash behind the model would give.
+ * a stream) on a model FDP SSD and report write amplification and whether
+ * it has settled; optionally also the offline bound (death-time binning),
+ * the best placement of the same writes by their known death times (from
+ * a backward pass over a spill file) that a search of binnings finds, and
+ * the write throughput and latency the flash behind the model would give.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,6 +23,7 @@
 
 #define SECTORS_PER_PAGE	(FDPSIM_PAGE_SIZE / 512)
 #define NEVER			UINT64_MAX
+#define ARRAY_SIZE(x)		(sizeof(x) / sizeof((x)[0]))
 
 /* A trace record at page granularity, as the model replays it. */
 struct op {
@@ -72,7 +74,9 @@ static void print_usage(FILE *f)
 	      "  --window BYTES     also report WAF per window of host writes\n"
 	      "  --warmup BYTES     count only after this many host bytes\n"
 	      "  --disk MAJ:MIN     replay only this disk's records (default: the first seen)\n"
-	      "  --oracle N         also run the oracle with N handles (0: --handles)\n"
+	      "  --oracle N         also compute the offline bound (death-time binning)\n"
+	      "                     with N handles (0: --handles)\n"
+	      "  --bound-max N      try at most N binnings for the bound            [192]\n"
 	      "  --offered-load L   also time the writes on the flash: L is 'trace' (the\n"
 	      "                     trace's times), 'max' (--qd writes in flight) or\n"
 	      "                     BYTES per second; reports throughput and latency\n"
@@ -638,98 +642,327 @@ static const uint32_t *next_lives(FILE *lives, uint32_t *lb, uint64_t *lpos,
 }
 
 /*
- * Oracle: the best of several ways to bin writes by known lifetime into
- * @n handles: equal shares of bytes by lifetime, and log-spaced lifetimes
- * around the capacity.  Pages that never die get the last handle.  The
- * trace comes from the spill file @ops; the model is the only per-page
- * state during each replay.
+ * The offline bound (death-time binning): each written page goes to one
+ * of n handles by its known lifetime, in classes cut at lifetimes
+ * bounds[0] <= bounds[1] <= ...; the pages that never die get the last
+ * handle.  A search over many binnings keeps the best: it is an upper
+ * bound on the WAF the best such placement gives, not a proof that no
+ * placement does better, and it stops when doubling the binnings tried
+ * gains under BOUND_STOP of WAF.
  */
-static double oracle(const struct fdpsim_params *p, FILE *ops, uint64_t nops, uint64_t nw,
-		     uint64_t warmup, bool precondition, unsigned int n,
-		     unsigned int *best_kind)
-{
-	uint64_t *hist = calloc(HIST_N, sizeof(*hist)), dying = 0, bounds[FDPSIM_MAX_HANDLES];
-	struct op *buf = malloc(CHUNK * sizeof(*buf));
-	uint32_t *lb = NULL;
-	FILE *lives = tmpfile();
-	double best = -1;
-	unsigned int kind, b, i;
+#define BOUND_STOP		0.005
+#define BOUND_MIN		24	/* the stop rule applies from 24 to 48 on */
+#define BOUND_MAX_DEFAULT	192
 
-	if (!hist || !buf || !lives || n < 2 ||
-	    backward(ops, nops, p->logical_pages, nw, lives, hist))
-		goto out;
-	lb = malloc(CHUNK * sizeof(*lb));
-	if (!lb)
+enum bound_family {
+	FAM_EQUAL_BYTES,	/* the old oracle's three first */
+	FAM_LOG_SHORT,
+	FAM_LOG_MID,
+	FAM_GEOMETRIC,		/* ratio r apart, around a share of the bytes */
+	FAM_QUANTILE,		/* at shares (i / classes)^g of the bytes */
+	FAM_REFINED,		/* one boundary of the best so far moved */
+};
+
+static const char * const family_names[] = {
+	"equal-bytes", "log-short", "log-mid", "geometric", "quantile-power", "refined",
+};
+
+struct bound {
+	/* The replays' input: the spilled operations and their lives. */
+	const struct fdpsim_params *p;
+	FILE *ops, *lives;
+	uint64_t nops, warmup;
+	bool precondition;
+	struct op *buf;
+	uint32_t *lb;
+	unsigned int n, nb;	/* handles; boundaries (n - 2) */
+	/* The distribution of lifetimes of the pages that die. */
+	const uint64_t *hist;
+	uint64_t dying;
+	/* The search */
+	uint64_t (*tried)[FDPSIM_MAX_HANDLES];
+	unsigned int nr_tried, max;
+	uint64_t best_b[FDPSIM_MAX_HANDLES];
+	double best;
+	enum bound_family best_fam;
+	unsigned int next_structured;	/* the next of the structured list */
+	unsigned int next_move;		/* refinement: boundary * 2 + direction */
+	unsigned int moves_since_gain;
+	double step;			/* refinement: factor a boundary moves by */
+};
+
+/* WAF of one replay with the lifetime classes @bounds; < 0 on error. */
+static double bound_replay(struct bound *bd, const uint64_t *bounds)
+{
+	struct fdpsim s;
+	struct player pl = { .s = &s, .warmup = bd->warmup, .counting = !bd->warmup };
+	uint64_t left = bd->nops, lpos = 0, lfill = 0;
+	double waf = -1;
+
+	if (fdpsim_init(&s, bd->p))
+		return -1;
+	if (bd->precondition)
+		fdpsim_precondition(&s);
+	rewind(bd->ops);
+	rewind(bd->lives);
+	while (left) {
+		uint64_t m = left < CHUNK ? left : CHUNK, j;
+
+		if (fread(bd->buf, sizeof(*bd->buf), m, bd->ops) != m)
+			goto out;
+		left -= m;
+		for (j = 0; j < m; j++) {
+			const struct op *o = &bd->buf[j];
+			const uint32_t *life = NULL;
+
+			if (j + 8 < m)
+				fdpsim_prefetch(&s, bd->buf[j + 8].page);
+			if (!o->discard) {
+				life = next_lives(bd->lives, bd->lb, &lpos, &lfill, o->pages);
+				if (!life)
+					goto out;
+			}
+			if (play(&pl, o, life, bounds, bd->n))
+				goto out;
+		}
+	}
+	waf = fdpsim_waf(&s);
+out:
+	fdpsim_exit(&s);
+	return waf;
+}
+
+/* The lifetime under which a share @q of the dying pages' bytes die. */
+static uint64_t life_quantile(const struct bound *bd, double q)
+{
+	uint64_t want = (uint64_t)(q * bd->dying), c = 0;
+	unsigned int i;
+
+	for (i = 0; i < HIST_N && c + bd->hist[i] <= want; i++)
+		c += bd->hist[i];
+	return hist_floor(i < HIST_N ? i : HIST_N - 1);
+}
+
+/* Try one binning (boundaries sorted here); 1 if it was new, -1 on error. */
+static int bound_try(struct bound *bd, uint64_t *b, enum bound_family fam)
+{
+	unsigned int i, j;
+	double w;
+
+	for (i = 1; i < bd->nb; i++)		/* insertion sort: few boundaries */
+		for (j = i; j > 0 && b[j - 1] > b[j]; j--) {
+			uint64_t x = b[j];
+
+			b[j] = b[j - 1];
+			b[j - 1] = x;
+		}
+	for (i = 0; i < bd->nr_tried; i++)
+		if (!memcmp(bd->tried[i], b, bd->nb * sizeof(*b)))
+			return 0;
+	w = bound_replay(bd, b);
+	if (w < 0)
+		return -1;
+	memcpy(bd->tried[bd->nr_tried++], b, bd->nb * sizeof(*b));
+	if (bd->best < 0 || w < bd->best) {
+		bd->best = w;
+		bd->best_fam = fam;
+		memcpy(bd->best_b, b, bd->nb * sizeof(*b));
+		bd->moves_since_gain = 0;
+	}
+	return 1;
+}
+
+/*
+ * The @k-th binning of the fixed list, from coarse to fine; false when
+ * the list has run out.  Geometric: boundaries r apart, the middle one at
+ * a share of the dying bytes; quantile-power: at shares (i / classes)^g
+ * of them, g < 1 spending the classes on the long lives, g > 1 on the
+ * short ones.
+ */
+static bool bound_structured(const struct bound *bd, unsigned int k, uint64_t *b,
+			     enum bound_family *fam)
+{
+	static const double ratio[] = { 2, 8, 16, 1.5, 3, 32, 1.25, 6, 64, 12 };
+	static const double center[] = { 0.5, 0.9, 0.2, 0.97, 0.7, 0.05, 0.99, 0.35 };
+	static const double power[] = { 0.5, 2, 0.25, 4, 0.7, 1.4, 0.35, 3, 0.85, 1.2 };
+	unsigned int i, classes = bd->nb + 1;
+
+	/* Every third a quantile-power binning, while they last. */
+	if (k % 3 == 2 && k / 3 < ARRAY_SIZE(power)) {
+		for (i = 0; i < bd->nb; i++)
+			b[i] = life_quantile(bd, pow((double)(i + 1) / classes, power[k / 3]));
+		*fam = FAM_QUANTILE;
+		return true;
+	}
+	k -= k / 3 < ARRAY_SIZE(power) ? (k + 1) / 3 : ARRAY_SIZE(power);
+	if (k >= ARRAY_SIZE(ratio) * ARRAY_SIZE(center))
+		return false;
+	{
+		double r = ratio[k / ARRAY_SIZE(center)];
+		double mid = (double)life_quantile(bd, center[k % ARRAY_SIZE(center)]);
+
+		for (i = 0; i < bd->nb; i++) {
+			double v = mid * pow(r, (double)i - (bd->nb - 1) / 2.0);
+
+			b[i] = v < 1 ? 1 : v > UINT32_MAX ? UINT32_MAX : (uint64_t)v;
+		}
+	}
+	*fam = FAM_GEOMETRIC;
+	return true;
+}
+
+/*
+ * Greedy refinement: move one boundary of the best binning so far up or
+ * down by a factor, boundary after boundary; after a whole round of moves
+ * that gained nothing, the factor shrinks to its square root.  False when
+ * it has shrunk to nothing.
+ */
+static bool bound_refine(struct bound *bd, uint64_t *b)
+{
+	unsigned int i;
+	double v;
+
+	if (bd->moves_since_gain >= 2 * bd->nb) {
+		bd->step = sqrt(bd->step);
+		bd->moves_since_gain = 0;
+	}
+	if (bd->step < 1.01)
+		return false;
+	memcpy(b, bd->best_b, bd->nb * sizeof(*b));
+	i = bd->next_move / 2 % bd->nb;
+	v = b[i] * (bd->next_move & 1 ? 1 / bd->step : bd->step);
+	b[i] = v < 1 ? 1 : v > UINT32_MAX ? UINT32_MAX : (uint64_t)v;
+	bd->next_move++;
+	bd->moves_since_gain++;
+	return true;
+}
+
+/*
+ * The search: the old oracle's three binnings, then rounds that each
+ * double the binnings tried, half from the fixed list and half greedy
+ * refinement of the best, until a doubling from BOUND_MIN binnings on
+ * gains under BOUND_STOP of WAF, or @max binnings have been tried.
+ */
+enum bound_stop {
+	STOP_GAIN,		/* a doubling gained under BOUND_STOP: converged */
+	STOP_NO_COPIES,		/* WAF 1: nothing left to win */
+	STOP_EXHAUSTED,		/* nothing left to try */
+	STOP_MAX,		/* --bound-max binnings tried: not converged */
+};
+
+static const char * const stop_names[] = { "gain", "no-copies", "exhausted", "max" };
+
+struct bound_result {
+	double waf, first3, prev;
+	unsigned int binnings, prev_binnings;
+	enum bound_stop stop;
+	enum bound_family fam;
+};
+
+static int bound_search(struct bound *bd, struct bound_result *res)
+{
+	uint64_t b[FDPSIM_MAX_HANDLES];
+	unsigned int kind, i, classes = bd->nb + 1;
+	bool structured = true, refine = true;
+
+	/* The old oracle: equal bytes, and log-spaced x4 around the capacity. */
+	for (kind = FAM_EQUAL_BYTES; kind <= FAM_LOG_MID; kind++) {
+		for (i = 0; i < bd->nb; i++) {
+			if (kind == FAM_EQUAL_BYTES && bd->dying)
+				b[i] = life_quantile(bd, (double)(i + 1) / classes);
+			else
+				b[i] = (uint64_t)(bd->p->logical_pages *
+						  pow(4, (double)i - (kind == FAM_LOG_SHORT ?
+								classes - 2 : classes / 2)));
+		}
+		if (bound_try(bd, b, kind) < 0)
+			return -1;
+	}
+	res->first3 = bd->best;
+	res->prev = bd->best;
+	res->prev_binnings = bd->nr_tried;
+	res->stop = STOP_MAX;
+	/* One class, or no copies: nothing to search. */
+	if (!bd->nb || !bd->dying)
+		res->stop = STOP_EXHAUSTED;
+	if (bd->best <= 1)
+		res->stop = STOP_NO_COPIES;
+	while (res->stop == STOP_MAX && bd->nr_tried < bd->max) {
+		unsigned int target = 2 * bd->nr_tried, round_start = bd->nr_tried;
+		double before = bd->best;
+
+		if (target > bd->max)
+			target = bd->max;
+		while (bd->nr_tried < target && (structured || refine)) {
+			enum bound_family fam = FAM_REFINED;
+			bool half = bd->nr_tried - round_start < (target - round_start + 1) / 2;
+			int r;
+
+			if (structured && (half || !refine)) {
+				structured = bound_structured(bd, bd->next_structured++, b, &fam);
+				if (!structured)
+					continue;
+			} else if (refine) {
+				refine = bound_refine(bd, b);
+				if (!refine)
+					continue;
+			}
+			r = bound_try(bd, b, fam);
+			if (r < 0)
+				return -1;
+		}
+		res->prev = before;
+		res->prev_binnings = round_start;
+		if (bd->best <= 1)
+			res->stop = STOP_NO_COPIES;
+		else if (bd->nr_tried == 2 * round_start && round_start >= BOUND_MIN &&
+			 before - bd->best < BOUND_STOP * before)
+			res->stop = STOP_GAIN;
+		else if (!structured && !refine)
+			res->stop = STOP_EXHAUSTED;
+	}
+	res->waf = bd->best;
+	res->binnings = bd->nr_tried;
+	res->fam = bd->best_fam;
+	return 0;
+}
+
+/*
+ * The offline bound over the trace spilled to @ops: the backward pass
+ * gives each write's lifetime, then the search replays the trace once
+ * per binning; the model is the only per-page state during each replay.
+ */
+static int offline_bound(const struct fdpsim_params *p, FILE *ops, uint64_t nops, uint64_t nw,
+			 uint64_t warmup, bool precondition, unsigned int n, unsigned int max,
+			 struct bound_result *res)
+{
+	uint64_t *hist = calloc(HIST_N, sizeof(*hist));
+	struct bound bd = {
+		.p = p, .ops = ops, .nops = nops, .warmup = warmup,
+		.precondition = precondition, .n = n, .nb = n - 2, .hist = hist,
+		.max = max < 3 ? 3 : max, .best = -1, .step = 4,
+	};
+	unsigned int i;
+	int ret = -1;
+
+	bd.buf = malloc(CHUNK * sizeof(*bd.buf));
+	bd.lb = malloc(CHUNK * sizeof(*bd.lb));
+	bd.tried = calloc(bd.max, sizeof(*bd.tried));
+	bd.lives = tmpfile();
+	if (!hist || !bd.buf || !bd.lb || !bd.tried || !bd.lives || n < 2 ||
+	    backward(ops, nops, p->logical_pages, nw, bd.lives, hist))
 		goto out;
 	for (i = 0; i < HIST_N; i++)
-		dying += hist[i];
-	for (kind = 0; kind < 3; kind++) {
-		struct fdpsim s;
-		struct player pl = { .s = &s, .warmup = warmup, .counting = !warmup };
-		unsigned int classes = n - 1;	/* the last handle: never dies */
-		uint64_t left = nops, lpos = 0, lfill = 0;
-		bool ok = true;
-
-		for (b = 0; b + 1 < classes; b++) {
-			if (kind == 0 && dying) {	/* equal bytes */
-				uint64_t want = dying * (b + 1) / classes, c = 0;
-
-				for (i = 0; i < HIST_N && c + hist[i] <= want; i++)
-					c += hist[i];
-				bounds[b] = hist_floor(i < HIST_N ? i : HIST_N - 1);
-			} else {			/* log-spaced, x4 apart */
-				bounds[b] = (uint64_t)(p->logical_pages *
-						       pow(4, (double)b - (kind == 1 ?
-								classes - 2 : classes / 2)));
-			}
-		}
-		if (fdpsim_init(&s, p))
-			break;
-		if (precondition)
-			fdpsim_precondition(&s);
-		rewind(ops);
-		rewind(lives);
-		while (left && ok) {
-			uint64_t m = left < CHUNK ? left : CHUNK, j;
-
-			if (fread(buf, sizeof(*buf), m, ops) != m) {
-				ok = false;
-				break;
-			}
-			left -= m;
-			for (j = 0; j < m; j++) {
-				const struct op *o = &buf[j];
-				const uint32_t *life = NULL;
-
-				if (j + 8 < m)
-					fdpsim_prefetch(&s, buf[j + 8].page);
-
-				if (!o->discard) {
-					life = next_lives(lives, lb, &lpos, &lfill, o->pages);
-					if (!life) {
-						ok = false;
-						break;
-					}
-				}
-				if (play(&pl, o, life, bounds, n)) {
-					ok = false;
-					break;
-				}
-			}
-		}
-		if (ok && (best < 0 || fdpsim_waf(&s) < best)) {
-			best = fdpsim_waf(&s);
-			*best_kind = kind;
-		}
-		fdpsim_exit(&s);
-	}
+		bd.dying += hist[i];
+	ret = bound_search(&bd, res);
 out:
 	free(hist);
-	free(buf);
-	free(lb);
-	if (lives)
-		fclose(lives);
-	return best;
+	free(bd.buf);
+	free(bd.lb);
+	free(bd.tried);
+	if (bd.lives)
+		fclose(bd.lives);
+	return ret;
 }
 
 static double cpu_seconds(void)
@@ -765,6 +998,7 @@ int main(int argc, char **argv)
 		{ "warmup", required_argument, NULL, 'u' },
 		{ "disk", required_argument, NULL, 'd' },
 		{ "oracle", required_argument, NULL, 'O' },
+		{ "bound-max", required_argument, NULL, 'B' },
 		{ "precondition", no_argument, NULL, 'P' },
 		{ "resources", no_argument, NULL, 'R' },
 		{ "convert", required_argument, NULL, 'C' },
@@ -775,7 +1009,6 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'H' },
 		{}
 	};
-	static const char * const kinds[] = { "equal-bytes", "log-short", "log-mid" };
 	static const char * const steady_why[] = {
 		[FDPSIM_STEADY] = "settled", [FDPSIM_NEVER_FULL] = "never-full",
 		[FDPSIM_SHORT] = "under-2-dw-after-full", [FDPSIM_CHANGING] = "changing",
@@ -794,7 +1027,7 @@ int main(int argc, char **argv)
 	struct src t = {};
 	struct fdpsim s;
 	struct player pl = { .s = &s };
-	unsigned int i, kind = 0;
+	unsigned int i, bound_max = BOUND_MAX_DEFAULT;
 	FILE *spill = NULL;
 	struct op o;
 
@@ -875,6 +1108,18 @@ int main(int argc, char **argv)
 			break;
 		case 'O':
 			oracle_n = atoi(optarg);
+			if (oracle_n < 0 || oracle_n == 1 || oracle_n > FDPSIM_MAX_HANDLES) {
+				fprintf(stderr, "fdp-sim: --oracle is 0 (--handles) or 2 to %d\n",
+					FDPSIM_MAX_HANDLES);
+				return 2;
+			}
+			break;
+		case 'B':
+			bound_max = atoi(optarg);
+			if (bound_max < 3 || bound_max > 100000) {
+				fprintf(stderr, "fdp-sim: --bound-max is 3 to 100000\n");
+				return 2;
+			}
 			break;
 		case 'H':
 			print_usage(stdout);
@@ -1082,14 +1327,32 @@ int main(int argc, char **argv)
 	t1 = wall_seconds();
 	c1 = cpu_seconds();
 	if (spill) {
-		double w = oracle(&p, spill, nops, t.write_pages, pl.warmup, precondition,
-				  oracle_n ? (unsigned int)oracle_n : p.handles, &kind);
+		struct bound_result b;
+		double gain;
 
-		if (w < 0) {
-			fprintf(stderr, "fdp-sim: the oracle could not run\n");
+		if (offline_bound(&p, spill, nops, t.write_pages, pl.warmup, precondition,
+				  oracle_n ? (unsigned int)oracle_n : p.handles, bound_max, &b)) {
+			fprintf(stderr, "fdp-sim: the offline bound could not run\n");
 			return 1;
 		}
-		printf("oracle_waf=%.4f oracle_binning=%s\n", w, kinds[kind]);
+		gain = b.prev > 0 ? (b.prev - b.waf) / b.prev * 100 : 0;
+		/* oracle_waf and oracle_binning: the names of the first versions */
+		printf("oracle_waf=%.4f oracle_binning=%s bound_waf=%.4f bound_binnings=%u",
+		       b.waf, family_names[b.fam], b.waf, b.binnings);
+		printf(" bound_first3_waf=%.4f bound_prev_binnings=%u bound_prev_waf=%.4f",
+		       b.first3, b.prev_binnings, b.prev);
+		printf(" bound_last_doubling_gain_pct=%.2f bound_converged=%s bound_stop=%s\n",
+		       gain, b.stop == STOP_MAX ? "no" : "yes", stop_names[b.stop]);
+		printf("# offline bound (death-time binning): WAF %.4f, the best of %u binnings"
+		       " (of the first 3: %.4f); ", b.waf, b.binnings, b.first3);
+		if (b.stop == STOP_NO_COPIES)
+			printf("it copies nothing: converged\n");
+		else if (b.stop == STOP_EXHAUSTED)
+			printf("nothing more to try: converged\n");
+		else
+			printf("from %u to %u binnings it gained %.2f%%, %s\n", b.prev_binnings,
+			       b.binnings, gain, b.stop == STOP_GAIN ?
+			       "under 0.5%: converged" : "not converged: raise --bound-max");
 		fclose(spill);
 	}
 	if (resources) {

@@ -70,17 +70,54 @@ else
 	failed=$((failed + 1))
 fi
 
+# The offline bound (death-time binning) on a synthetic shared node at
+# 90% fill, 5 drive writes: the search must converge (the last doubling
+# of the binnings tried gains under 0.5% of WAF), never end above the
+# old oracle's best of three binnings, and find a better binning than
+# those three.  With --bound-max 3 it is the old oracle.
+awk -v pages=16384 -v dw=5 -f tests/shared_node.awk >"$tmp/shared.trace"
+kv() {	# kv KEY: the value of KEY= in standard input
+	sed -n "s/.*\<$1=\([^ ]*\).*/\1/p" | head -n 1
+}
+out=$("$sim" --capacity 64M --ru-size 64K --op 7 --oracle 0 "$tmp/shared.trace")
+old=$("$sim" --capacity 64M --ru-size 64K --op 7 --oracle 0 --bound-max 3 "$tmp/shared.trace" |
+      kv oracle_waf)
+bound=$(kv bound_waf <<<"$out") first3=$(kv bound_first3_waf <<<"$out")
+gain=$(kv bound_last_doubling_gain_pct <<<"$out") conv=$(kv bound_converged <<<"$out")
+waf=$(kv waf <<<"$out") tried=$(kv bound_binnings <<<"$out")
+n=$((n + 1))
+name="offline bound on a shared node: $bound after $tried binnings, old oracle $old, unplaced $waf"
+if [ "$conv" = yes ] && [ "$(kv bound_stop <<<"$out")" = gain ] && [ "$first3" = "$old" ] &&
+   awk -v b="$bound" -v o="$old" -v g="$gain" -v w="$waf" \
+	'BEGIN { exit !(b >= 1 && b <= o && b <= 0.98 * o && o < w && g < 0.5) }'; then
+	echo "ok $n $name, the last doubling gained $gain%"
+else
+	echo "not ok $n $name, the last doubling gained $gain% (converged: $conv)"
+	grep -E '^(oracle_waf|#)' <<<"$out" | sed 's/^/# /'
+	failed=$((failed + 1))
+fi
+check "the bound names itself in its output" 0 \
+	"^# offline bound \(death-time binning\): WAF 1\.[0-9]+, the best of" -- \
+	--capacity 64M --ru-size 64K --op 7 --oracle 0 --bound-max 12 "$tmp/shared.trace"
+check "a search cut short says it did not converge" 0 \
+	" bound_binnings=6 .*bound_converged=no bound_stop=max$" -- \
+	--capacity 64M --ru-size 64K --op 7 --oracle 0 --bound-max 6 "$tmp/shared.trace"
+check "refuses an offline bound with one handle" 2 "oracle is 0 \(--handles\) or 2 to 128" -- \
+	--capacity 64M --oracle 1 "$tmp/ok.trace"
+check "refuses a search of under three binnings" 2 "bound-max is 3 to 100000" -- \
+	--capacity 64M --oracle 0 --bound-max 2 "$tmp/ok.trace"
+
 # Steady state: the WAF of each whole drive write (DW) after the first
 # GC, and whether the last two agree within 2%.  A 64 MiB disk filled in
 # order, then RANDOM DWs of random overwrites and SEQ DWs of overwrites
 # in order.
 dw_trace() {	# dw_trace RANDOM SEQ > TRACE
 	awk -v r="$1" -v q="$2" 'BEGIN { srand(5); pages = 16384; t = 0
-		for (i = 0; i < pages; i++) print t++ / 1e6, "259,0 W", i * 8, 8, 1, "default 1"
+		for (i = 0; i < pages; i++) print (t++) / 1e6, "259,0 W", i * 8, 8, 1, "default 1"
 		for (i = 0; i < r * pages; i++)
-			print t++ / 1e6, "259,0 W", int(rand() * pages) * 8, 8, 1, "default 1"
+			print (t++) / 1e6, "259,0 W", int(rand() * pages) * 8, 8, 1, "default 1"
 		for (i = 0; i < q * pages; i++)
-			print t++ / 1e6, "259,0 W", (i % pages) * 8, 8, 1, "default 1" }'
+			print (t++) / 1e6, "259,0 W", (i % pages) * 8, 8, 1, "default 1" }'
 }
 dw_trace 6 0 >"$tmp/steady.trace"
 dw_trace 4 2 >"$tmp/changing.trace"
