@@ -965,6 +965,26 @@ out:
 	return ret;
 }
 
+/* Units the device has and needs (see fdpsim_check_params()). */
+static uint64_t units_have(const struct fdpsim_params *p)
+{
+	return (uint64_t)(p->logical_pages * (1 + p->op)) / p->ru_pages;
+}
+
+static void impossible(const struct fdpsim_params *p, const char *err)
+{
+	fprintf(stderr, "fdp-sim: impossible device: %s\n", err);
+	if (!p->ru_pages || !p->logical_pages || !strstr(err, "over-provisioning too small"))
+		return;
+	fprintf(stderr,
+		"fdp-sim: %llu reclaim units of %u pages; it needs %llu for the capacity,"
+		" %u open for host writes, %u for GC copies, %u free (--watermark)"
+		" and 1 to reclaim\n",
+		(unsigned long long)units_have(p), p->ru_pages,
+		(unsigned long long)(p->logical_pages / p->ru_pages), p->handles,
+		p->gc_dest == FDPSIM_GC_SHARED ? 1 : p->handles, p->watermark);
+}
+
 static double cpu_seconds(void)
 {
 	struct rusage ru;
@@ -1153,7 +1173,7 @@ int main(int argc, char **argv)
 	/* With a capacity, refuse an impossible device before reading. */
 	err = capacity && !conv && p.ru_pages ? fdpsim_check_params(&p) : NULL;
 	if (err) {
-		fprintf(stderr, "fdp-sim: impossible device: %s\n", err);
+		impossible(&p, err);
 		return 2;
 	}
 	name = argv[optind];
@@ -1186,7 +1206,7 @@ int main(int argc, char **argv)
 	}
 	err = fdpsim_check_params(&p);
 	if (err) {
-		fprintf(stderr, "fdp-sim: impossible device: %s\n", err);
+		impossible(&p, err);
 		return 2;
 	}
 	if (load) {
@@ -1264,10 +1284,12 @@ int main(int argc, char **argv)
 	}
 	if (ret < 0)
 		return 1;
-	printf("gc_dest=%s gc_dest_from=%s ruh_type=%s start=%s device=%s op=%.4g ru_pages=%u\n",
+	printf("gc_dest=%s gc_dest_from=%s ruh_type=%s start=%s device=%s op=%.4g ru_pages=%u",
 	       p.gc_dest == FDPSIM_GC_SHARED ? "shared" : "per-handle", gc_from,
 	       trace_ruh_type_names[t.hdr.ruh_type], precondition ? "preconditioned" : "empty",
 	       field ? "field" : "custom", p.op * 100, p.ru_pages);
+	printf(" reclaim_units=%u capacity_units=%.1f handles=%u\n", s.nr_rus,
+	       (double)p.logical_pages / p.ru_pages, p.handles);
 	printf("host_pages=%llu media_pages=%llu gc_pages=%llu waf=%.4f\n",
 	       (unsigned long long)s.host_pages, (unsigned long long)s.media_pages,
 	       (unsigned long long)s.gc_pages, fdpsim_waf(&s));

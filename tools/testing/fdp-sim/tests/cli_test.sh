@@ -217,8 +217,17 @@ check "refuses a header after the records" 1 \
 	--capacity 512M --ru-size 1M "$tmp/latehdr.trace"
 check "names a missing trace" 1 "no-such.trace: No such file" -- \
 	--capacity 512M --ru-size 1M "$tmp/no-such.trace"
-check "the field device preset" 0 "start=preconditioned device=field op=15 ru_pages=128$" -- \
+check "the field device preset" 0 \
+	"start=preconditioned device=field op=15 ru_pages=128 reclaim_units=1177 capacity_units=1024.0 " -- \
 	--device field --capacity 512M "$tmp/ok.trace"
+# A reclaim unit sweep on the field device at 7%: the units are reported,
+# and a unit too large for the spare space says what it needs.
+check "the field device at 7% with chosen reclaim units" 0 \
+	"start=preconditioned device=field op=7 ru_pages=256 reclaim_units=547 capacity_units=512.0 handles=8$" -- \
+	--device field --op 7 --ru-size 1M --capacity 512M "$tmp/ok.trace"
+check "reclaim units too large for the spare space: what it needs" 2 \
+	"273 reclaim units of 512 pages; it needs 256 for the capacity, 8 open for host writes, 8 for GC" -- \
+	--device field --op 7 --ru-size 2M --capacity 512M "$tmp/ok.trace"
 check "refuses an unknown device preset" 2 "the only preset is 'field'" -- \
 	--device lab --capacity 512M "$tmp/ok.trace"
 
