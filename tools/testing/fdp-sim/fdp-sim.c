@@ -971,18 +971,17 @@ static uint64_t units_have(const struct fdpsim_params *p)
 	return (uint64_t)(p->logical_pages * (1 + p->op)) / p->ru_pages;
 }
 
-static void impossible(const struct fdpsim_params *p, const char *err)
+static void refuse_device(const struct fdpsim_params *p, const char *err)
 {
 	fprintf(stderr, "fdp-sim: impossible device: %s\n", err);
 	if (!p->ru_pages || !p->logical_pages || !strstr(err, "over-provisioning too small"))
 		return;
-	fprintf(stderr,
-		"fdp-sim: %llu reclaim units of %u pages; it needs %llu for the capacity,"
-		" %u open for host writes, %u for GC copies, %u free (--watermark)"
-		" and 1 to reclaim\n",
+	fprintf(stderr, "fdp-sim: %llu reclaim units of %u pages; it needs %llu for the capacity,",
 		(unsigned long long)units_have(p), p->ru_pages,
-		(unsigned long long)(p->logical_pages / p->ru_pages), p->handles,
-		p->gc_dest == FDPSIM_GC_SHARED ? 1 : p->handles, p->watermark);
+		(unsigned long long)(p->logical_pages / p->ru_pages));
+	fprintf(stderr, " %u open for host writes, %u for GC copies,", p->handles,
+		p->gc_dest == FDPSIM_GC_SHARED ? 1 : p->handles);
+	fprintf(stderr, " %u free (--watermark) and 1 to reclaim\n", p->watermark);
 }
 
 static double cpu_seconds(void)
@@ -1173,7 +1172,7 @@ int main(int argc, char **argv)
 	/* With a capacity, refuse an impossible device before reading. */
 	err = capacity && !conv && p.ru_pages ? fdpsim_check_params(&p) : NULL;
 	if (err) {
-		impossible(&p, err);
+		refuse_device(&p, err);
 		return 2;
 	}
 	name = argv[optind];
@@ -1206,7 +1205,7 @@ int main(int argc, char **argv)
 	}
 	err = fdpsim_check_params(&p);
 	if (err) {
-		impossible(&p, err);
+		refuse_device(&p, err);
 		return 2;
 	}
 	if (load) {
@@ -1365,8 +1364,9 @@ int main(int argc, char **argv)
 		       b.first3, b.prev_binnings, b.prev);
 		printf(" bound_last_doubling_gain_pct=%.2f bound_converged=%s bound_stop=%s\n",
 		       gain, b.stop == STOP_MAX ? "no" : "yes", stop_names[b.stop]);
-		printf("# offline bound (death-time binning): WAF %.4f, the best of %u binnings"
-		       " (of the first 3: %.4f); ", b.waf, b.binnings, b.first3);
+		printf("# offline bound (death-time binning): WAF %.4f, the best of %u binnings",
+		       b.waf, b.binnings);
+		printf(" (of the first 3: %.4f); ", b.first3);
 		if (b.stop == STOP_NO_COPIES)
 			printf("it copies nothing: converged\n");
 		else if (b.stop == STOP_EXHAUSTED)
