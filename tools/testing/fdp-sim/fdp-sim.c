@@ -76,7 +76,7 @@ static void print_usage(FILE *f)
 	      "  --disk MAJ:MIN     replay only this disk's records (default: the first seen)\n"
 	      "  --oracle N         also compute the offline bound (death-time binning)\n"
 	      "                     with N handles (0: --handles)\n"
-	      "  --bound-max N      try at most N binnings for the bound            [192]\n"
+	      "  --bound-max N      try at most N binnings for the bound            [384]\n"
 	      "  --offered-load L   also time the writes on the flash: L is 'trace' (the\n"
 	      "                     trace's times), 'max' (--qd writes in flight) or\n"
 	      "                     BYTES per second; reports throughput and latency\n"
@@ -652,7 +652,8 @@ static const uint32_t *next_lives(FILE *lives, uint32_t *lb, uint64_t *lpos,
  */
 #define BOUND_STOP		0.005
 #define BOUND_MIN		24	/* the stop rule applies from 24 to 48 on */
-#define BOUND_MAX_DEFAULT	192
+#define BOUND_FINE		1.1	/* ... once refinement moves by 10% or less */
+#define BOUND_MAX_DEFAULT	384
 
 enum bound_family {
 	FAM_EQUAL_BYTES,	/* the old oracle's three first */
@@ -687,6 +688,7 @@ struct bound {
 	enum bound_family best_fam;
 	unsigned int next_structured;	/* the next of the structured list */
 	unsigned int next_move;		/* refinement: boundary * 2 + direction */
+	unsigned int last_move;		/* the move being tried */
 	unsigned int moves_since_gain;
 	double step;			/* refinement: factor a boundary moves by */
 };
@@ -768,6 +770,9 @@ static int bound_try(struct bound *bd, uint64_t *b, enum bound_family fam)
 		bd->best_fam = fam;
 		memcpy(bd->best_b, b, bd->nb * sizeof(*b));
 		bd->moves_since_gain = 0;
+		/* A move that helped is tried again from there. */
+		if (fam == FAM_REFINED)
+			bd->next_move = bd->last_move;
 	}
 	return 1;
 }
@@ -832,7 +837,7 @@ static bool bound_refine(struct bound *bd, uint64_t *b)
 	i = bd->next_move / 2 % bd->nb;
 	v = b[i] * (bd->next_move & 1 ? 1 / bd->step : bd->step);
 	b[i] = v < 1 ? 1 : v > UINT32_MAX ? UINT32_MAX : (uint64_t)v;
-	bd->next_move++;
+	bd->last_move = bd->next_move++;
 	bd->moves_since_gain++;
 	return true;
 }
@@ -895,10 +900,10 @@ static int bound_search(struct bound *bd, struct bound_result *res)
 			target = bd->max;
 		while (bd->nr_tried < target && (structured || refine)) {
 			enum bound_family fam = FAM_REFINED;
-			bool half = bd->nr_tried - round_start < (target - round_start + 1) / 2;
+			bool quarter = bd->nr_tried - round_start < (target - round_start + 3) / 4;
 			int r;
 
-			if (structured && (half || !refine)) {
+			if (structured && (quarter || !refine)) {
 				structured = bound_structured(bd, bd->next_structured++, b, &fam);
 				if (!structured)
 					continue;
@@ -916,6 +921,7 @@ static int bound_search(struct bound *bd, struct bound_result *res)
 		if (bd->best <= 1)
 			res->stop = STOP_NO_COPIES;
 		else if (bd->nr_tried == 2 * round_start && round_start >= BOUND_MIN &&
+			 (!refine || bd->step <= BOUND_FINE) &&
 			 before - bd->best < BOUND_STOP * before)
 			res->stop = STOP_GAIN;
 		else if (!structured && !refine)
