@@ -25,7 +25,7 @@ result() {	# result OK NAME [DETAIL...]
 echo "TAP version 13"
 
 # The statistics themselves, from the script's own functions.
-out=$(python3 - "$TOP/scripts/waf-table" <<'EOF' 2>&1
+out=$(PYTHONDONTWRITEBYTECODE=1 python3 - "$TOP/scripts/waf-table" <<'EOF' 2>&1
 import importlib.machinery, importlib.util, sys
 loader = importlib.machinery.SourceFileLoader("waf_table", sys.argv[1])
 spec = importlib.util.spec_from_loader("waf_table", loader)

@@ -1242,6 +1242,19 @@ int main(int argc, char **argv)
 		if (!clk->tm.busy || !clk->ring)
 			return 1;
 	}
+	if (oracle_n > 0) {
+		/* The bound's device differs only in its number of handles. */
+		struct fdpsim_params bp = p;
+
+		bp.handles = oracle_n;
+		err = fdpsim_check_params(&bp);
+		if (err) {
+			fprintf(stderr, "fdp-sim: --oracle %d: with %d handles the device is impossible\n",
+				oracle_n, oracle_n);
+			refuse_device(&bp, err);
+			return 2;
+		}
+	}
 	if (oracle_n >= 0) {
 		spill = tmpfile();
 		if (!spill) {
@@ -1354,11 +1367,14 @@ int main(int argc, char **argv)
 	t1 = wall_seconds();
 	c1 = cpu_seconds();
 	if (spill) {
+		struct fdpsim_params bp = p;
 		struct bound_result b;
 		double gain;
 
-		if (offline_bound(&p, spill, nops, t.write_pages, pl.warmup, precondition,
-				  oracle_n ? (unsigned int)oracle_n : p.handles, bound_max, &b)) {
+		if (oracle_n)
+			bp.handles = oracle_n;
+		if (offline_bound(&bp, spill, nops, t.write_pages, pl.warmup, precondition,
+				  bp.handles, bound_max, &b)) {
 			fprintf(stderr, "fdp-sim: the offline bound could not run\n");
 			return 1;
 		}

@@ -102,6 +102,12 @@ check "the bound names itself in its output" 0 \
 check "a search cut short says it did not converge" 0 \
 	" bound_binnings=6 .*bound_converged=no bound_stop=max$" -- \
 	--capacity 64M --ru-size 64K --op 7 --oracle 0 --bound-max 6 "$tmp/shared.trace"
+check "an offline bound with more handles than the device's" 0 \
+	"^# offline bound \(death-time binning\): WAF 1\.[0-9]+, " -- \
+	--capacity 64M --ru-size 64K --op 7 --oracle 16 "$tmp/shared.trace"
+check "refuses an offline bound whose handles do not fit" 2 \
+	"oracle 64: with 64 handles the device is impossible" -- \
+	--capacity 64M --ru-size 64K --op 7 --oracle 64 "$tmp/shared.trace"
 check "refuses an offline bound with one handle" 2 "oracle is 0 \(--handles\) or 2 to 128" -- \
 	--capacity 64M --oracle 1 "$tmp/ok.trace"
 check "refuses a search of under three binnings" 2 "bound-max is 3 to 100000" -- \
