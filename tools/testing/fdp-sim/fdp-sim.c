@@ -1249,7 +1249,8 @@ int main(int argc, char **argv)
 		bp.handles = oracle_n;
 		err = fdpsim_check_params(&bp);
 		if (err) {
-			fprintf(stderr, "fdp-sim: --oracle %d: with %d handles the device is impossible\n",
+			fprintf(stderr,
+				"fdp-sim: --oracle %d: with %d handles the device is impossible\n",
 				oracle_n, oracle_n);
 			refuse_device(&bp, err);
 			return 2;
