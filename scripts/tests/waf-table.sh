@@ -140,7 +140,8 @@ result "$(grep -qF '| shared | hint | replay of the shared run | 3 | 1.500 |' <<
 	"a replay of the shared run and the live run of the same policy, with the bytes they agree on"
 want='| shared | offline bound (death-time binning) | replay of the shared run | 3 | 1.300 |'
 result "$(grep -qF "$want" <<<"$md" &&
-	  grep -q 'search converged in 3 of 3 runs' <<<"$md" && echo 0)" \
+	  grep -q 'search converged in 3 of 3 runs' <<<"$md" &&
+	  [ "$(col 18 "$(row shared offline-bound replay)")" = "converged 3/3" ] && echo 0)" \
 	"the offline bound (death-time binning) row, by that name"
 result "$([ -n "$(row switch none live)" ] && [ -z "$(row switch log-none live)" ] &&
 	  ! grep -q '9.000' <<<"$md" && echo 0)" \
