@@ -46,6 +46,7 @@ cleanup() {
 		rmdir "$c" 2>/dev/null
 	done
 	rmdir $top 2>/dev/null
+	echo none >$q/write_stream_shadow 2>/dev/null
 	echo none >$q/write_stream_policy 2>/dev/null
 }
 
@@ -593,15 +594,16 @@ churn_test() {
 churn_test
 
 # --- disk removal under running writes -----------------------------------
-# A hot unplug of the controller with the policy on and writes in flight:
-# del_gendisk runs under the policy.  Under scripts/vm-run (FDP_HOTPLUG
+# A hot unplug of the controller with the policy on, live and in shadow
+# (queue/write_stream_shadow), and writes in flight: del_gendisk runs
+# under both instances.  Under scripts/vm-run (FDP_HOTPLUG
 # set) QEMU unplugs it (device_del: ACPI asks the guest to eject it) and
 # plugs it back (device_add) with its namespace; elsewhere the guest's
 # side of it is done by hand, PCI remove and rescan.  Either way only with
 # FDP_TEST_HOTPLUG naming the controller's PCI function.  The disk must go
 # and come back, synced data must be intact, only I/O after the removal
 # may fail, the kernel must log no warning, and the disk that comes back
-# must take the policy again.
+# must take the policy again, with nothing in shadow.
 ctrl=
 for c in /sys/class/nvme/nvme*; do
 	ls "$c" "$c"/*/ 2>/dev/null | grep -q "^${disk}\$\|^${disk%n*}c[0-9]*n${disk##*n}\$" &&
@@ -670,6 +672,8 @@ if [ "$how" = none ]; then
 	ktap_test_fail "$removal"
 elif [ -n "$how" ]; then
 	start_policy $((4 * MiB))
+	echo "lifetime hint" >$q/write_stream_shadow ||
+		diag "cannot run lifetime and hint in shadow"
 	"$tool" write --offset 0 --size $((4 * MiB)) >/dev/null
 	sync
 	before=$(dd if=/dev/$disk bs=1M count=4 iflag=direct status=none | sha256sum)
@@ -704,7 +708,8 @@ elif [ -n "$how" ]; then
 	if [ -n "$back" ]; then
 		disk=$back q=/sys/block/$back/queue lt=/sys/block/$back/lifetime
 		echo lifetime >$q/write_stream_policy 2>/dev/null &&
-			[ -d /sys/block/$back/lifetime ] && again=1
+			[ -d /sys/block/$back/lifetime ] &&
+			[ "$(cat $q/write_stream_shadow)" = none ] && again=1
 	fi
 	diag "disk removal by $how"
 	check "$removal" \

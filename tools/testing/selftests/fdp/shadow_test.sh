@@ -30,7 +30,7 @@ dir=$(cd "$(dirname "$0")" && pwd)
 mnt=/tmp/shadow_test.mnt
 top=/sys/fs/cgroup/shadow_test
 tr=/sys/kernel/tracing
-nr_tests=6
+nr_tests=7
 # Least share of the bytes on which two lifetime instances agree; see
 # the lifetime case below.
 agree_min_pct=90
@@ -186,11 +186,27 @@ if [ $lt_rc = 0 ]; then
 	check "live none: every byte on the default handle, some elsewhere in shadow" \
 		sh -c "[ $h0 -ge $((12 * MiB)) ] && [ $hother = 0 ] && [ $total -gt 0 ] &&
 		       [ $live0 = $total ] && [ $placed -gt 0 ] && [ $nosh = 0 ]"
+	# A module in shadow cannot go; once out of shadow, it can.
+	ko=${LIFETIME_KO:-$(modinfo -n blk-lifetime 2>/dev/null)}
+	if [ -e /sys/module/blk_lifetime/initstate ] && [ -f "$ko" ]; then
+		held=0 freed=0
+		rmmod blk_lifetime 2>/dev/null || held=1
+		echo none >$q/write_stream_shadow
+		rmmod blk_lifetime && freed=1
+		[ -e /sys/module/blk_lifetime ] || insmod "$ko" ||
+			bail "cannot load $ko again"
+		check "the lifetime module stays while in shadow, and can go after" \
+			sh -c "[ $held = 1 ] && [ $freed = 1 ] &&
+			       grep -qw lifetime $q/write_stream_policy"
+	else
+		ktap_test_skip "the lifetime module stays while in shadow: not a loaded module"
+	fi
 	echo none >$q/write_stream_shadow
 	umount $mnt
 else
 	ktap_test_skip "lifetime in shadow has files of its own: $why"
 	ktap_test_skip "live none with lifetime in shadow: $why"
+	ktap_test_skip "the lifetime module stays while in shadow: $why"
 fi
 
 # --- live hint, hint in shadow ------------------------------------------------
