@@ -99,6 +99,8 @@ static struct blk_stream_policy blk_stream_hint_policy = {
 	.name		= "hint",
 	.owner		= THIS_MODULE,
 	.init_disk	= blk_stream_hint_init,
+	/* Stateless: in shadow it reads the same map as it does live. */
+	.init_shadow	= blk_stream_hint_init,
 	.decide		= blk_stream_hint_decide,
 };
 

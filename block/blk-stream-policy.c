@@ -14,6 +14,13 @@
  * old one down, so a bio being decided sees one policy or the other and
  * switching under I/O is safe.  A policy module cannot be unloaded while
  * a disk uses it.
+ *
+ * Policies can also run in shadow (queue/write_stream_shadow), a few at
+ * once next to the live one: each is asked about the same writes and
+ * shown the same bios as a live instance would be, and its choice goes to
+ * the block_write_stream_shadow tracepoint only, never to the bio.  One
+ * traced run then gives every such policy's placement of the same writes.
+ * The list is published with RCU as the live policy is.
  */
 
 #include <linux/blkdev.h>
@@ -77,6 +84,13 @@ void blk_stream_unregister_policy(struct blk_stream_policy *pol)
 }
 EXPORT_SYMBOL_GPL(blk_stream_unregister_policy);
 
+static struct blk_stream_shadow *
+blk_stream_shadow(struct blk_stream_disk *sd)
+{
+	return rcu_dereference_protected(sd->shadow,
+					 lockdep_is_held(&blk_stream_mutex));
+}
+
 static struct blk_stream_active *
 blk_stream_active(struct blk_stream_disk *sd)
 {
@@ -135,6 +149,93 @@ out_put:
 	return ret;
 }
 
+/*
+ * Tear down the instances of @sh that @keep does not flag (a newer list
+ * took them over), and free @sh.  No bio may still be using it.
+ */
+static void blk_stream_shadow_free(struct gendisk *disk,
+				   struct blk_stream_shadow *sh,
+				   unsigned long keep)
+{
+	unsigned int i;
+
+	for (i = 0; i < sh->nr; i++) {
+		const struct blk_stream_policy *pol = sh->pol[i].pol;
+
+		if (test_bit(i, &keep))
+			continue;
+		if (pol->exit_disk)
+			pol->exit_disk(disk, sh->pol[i].data);
+		module_put(pol->owner);
+	}
+	kfree(sh);
+}
+
+/*
+ * Run @pols in shadow on @disk, @nr of them (0 for none).  A policy that
+ * already runs in shadow keeps its instance, and what it learned; the
+ * others' instances are torn down after a grace period, as a switch of
+ * the live policy does.
+ */
+static int blk_stream_shadow_switch(struct gendisk *disk,
+				    struct blk_stream_disk *sd,
+				    const struct blk_stream_policy **pols,
+				    unsigned int nr)
+{
+	struct blk_stream_shadow *old = blk_stream_shadow(sd);
+	struct blk_stream_shadow *new = NULL;
+	unsigned long kept = 0, reused = 0;
+	unsigned int i, j;
+	int ret;
+
+	if (!old && !nr)
+		return 0;
+	if (nr) {
+		new = kzalloc_obj(*new, GFP_KERNEL);
+		if (!new)
+			return -ENOMEM;
+	}
+	for (i = 0; i < nr; i++) {
+		for (j = 0; old && j < old->nr; j++)
+			if (old->pol[j].pol == pols[i])
+				break;
+		if (old && j < old->nr) {
+			new->pol[i] = old->pol[j];
+			__set_bit(j, &kept);
+			__set_bit(i, &reused);
+			new->nr++;
+			continue;
+		}
+		if (!try_module_get(pols[i]->owner)) {
+			ret = -ENODEV;
+			goto out_undo;
+		}
+		ret = pols[i]->init_shadow(disk, &new->pol[i].data);
+		if (ret) {
+			module_put(pols[i]->owner);
+			goto out_undo;
+		}
+		new->pol[i].pol = pols[i];
+		new->nr++;
+	}
+	if (new && !old)
+		blk_stream_shadow_get();
+
+	rcu_assign_pointer(sd->shadow, new);
+	if (old) {
+		synchronize_rcu();
+		blk_stream_shadow_free(disk, old, kept);
+		if (!new)
+			blk_stream_shadow_put();
+	}
+	return 0;
+
+out_undo:
+	/* Tear down only the instances made here; old keeps the others. */
+	blk_stream_shadow_free(disk, new, reused);
+	return ret;
+}
+
 /**
  * blk_stream_disk_get - the placement state of a disk, allocated if needed
  * @disk: the disk
@@ -156,6 +257,16 @@ struct blk_stream_disk *blk_stream_disk_get(struct gendisk *disk)
 	/* Pairs with the acquire of bios deciding concurrently. */
 	smp_store_release(&disk->write_streams, sd);
 	return sd;
+}
+
+/* The placement state of a disk not being deleted, allocated if needed. */
+static int blk_stream_disk_alive(struct gendisk *disk,
+				 struct blk_stream_disk **sd)
+{
+	*sd = blk_stream_disk_get(disk);
+	if (!*sd)
+		return -ENOMEM;
+	return (*sd)->dead ? -ENODEV : 0;
 }
 
 void blk_stream_lock(void)
@@ -188,6 +299,77 @@ void blk_stream_policy_observe(struct gendisk *disk, struct bio *bio,
 	act = rcu_dereference(sd->active);
 	if (act && act->pol->observe)
 		act->pol->observe(disk, act->data, bio, stream);
+	rcu_read_unlock();
+}
+
+/**
+ * blk_stream_shadow_choose - ask the disk's shadow policies about a write
+ * @bio: a write bio, its stream not yet stored
+ * @stream: the stream the decision point chose for it
+ * @rule: the rule that chose it
+ * @choice: gets each shadow policy's stream, %BLK_STREAM_SHADOW_MAX long
+ *
+ * A write that reached the policy (rule 4 or default) is decided by each
+ * shadow policy, as a live one would decide it; one that an earlier rule
+ * placed is shown to each, and would keep @stream under any policy.  A
+ * stream the disk lacks is 0, as for the live policy.  Called under
+ * rcu_read_lock(), which keeps the list returned alive.
+ *
+ * Return: the disk's shadow policies, or NULL if it has none.
+ */
+struct blk_stream_shadow *blk_stream_shadow_choose(struct bio *bio,
+						   unsigned int stream,
+						   enum blk_stream_rule rule,
+						   u8 *choice)
+{
+	struct gendisk *disk = bio->bi_bdev->bd_disk;
+	unsigned int max = disk->queue->limits.max_write_streams;
+	/* Pairs with the release in blk_stream_disk_get(). */
+	struct blk_stream_disk *sd = smp_load_acquire(&disk->write_streams);
+	bool decide = rule == BLK_STREAM_RULE_POLICY ||
+		      rule == BLK_STREAM_RULE_DEFAULT;
+	struct blk_stream_shadow *sh;
+	unsigned int i, s;
+
+	if (!sd)
+		return NULL;
+	sh = rcu_dereference(sd->shadow);
+	if (!sh)
+		return NULL;
+	for (i = 0; i < sh->nr; i++) {
+		const struct blk_stream_active *act = &sh->pol[i];
+
+		if (decide) {
+			s = act->pol->decide(disk, act->data, bio);
+		} else {
+			if (act->pol->observe)
+				act->pol->observe(disk, act->data, bio, stream);
+			s = stream;
+		}
+		choice[i] = s > max ? 0 : s;
+	}
+	return sh;
+}
+
+/**
+ * blk_stream_shadow_observe - show the shadow policies an invalidation
+ * @bio: a discard, secure erase or write zeroes bio
+ */
+void blk_stream_shadow_observe(struct bio *bio)
+{
+	struct gendisk *disk = bio->bi_bdev->bd_disk;
+	/* Pairs with the release in blk_stream_disk_get(). */
+	struct blk_stream_disk *sd = smp_load_acquire(&disk->write_streams);
+	struct blk_stream_shadow *sh;
+	unsigned int i;
+
+	if (!sd)
+		return;
+	rcu_read_lock();
+	sh = rcu_dereference(sd->shadow);
+	for (i = 0; sh && i < sh->nr; i++)
+		if (sh->pol[i].pol->observe)
+			sh->pol[i].pol->observe(disk, sh->pol[i].data, bio, 0);
 	rcu_read_unlock();
 }
 
@@ -245,25 +427,128 @@ ssize_t blk_stream_policy_store(struct gendisk *disk, const char *page,
 		goto out;
 	}
 
-	sd = blk_stream_disk_get(disk);
-	if (!sd)
-		ret = -ENOMEM;
-	else if (sd->dead)
-		ret = -ENODEV;
-	else
+	ret = blk_stream_disk_alive(disk, &sd);
+	if (!ret)
 		ret = blk_stream_switch(disk, sd, pol);
 out:
 	mutex_unlock(&blk_stream_mutex);
 	return ret ? ret : count;
 }
 
+ssize_t blk_stream_shadow_show(struct gendisk *disk, char *page)
+{
+	struct blk_stream_shadow *sh = NULL;
+	ssize_t len = 0;
+	unsigned int i;
+
+	mutex_lock(&blk_stream_mutex);
+	if (disk->write_streams)
+		sh = blk_stream_shadow(disk->write_streams);
+	for (i = 0; sh && i < sh->nr; i++)
+		len += sysfs_emit_at(page, len, i ? " %s" : "%s",
+				     sh->pol[i].pol->name);
+	if (!len)
+		len = sysfs_emit(page, "none");
+	len += sysfs_emit_at(page, len, "\n");
+	mutex_unlock(&blk_stream_mutex);
+	return len;
+}
+
+/* Check @name as the @nr-th shadow policy of @disk and find it. */
+static const struct blk_stream_policy *
+blk_stream_shadow_parse(struct gendisk *disk, const char *name,
+			const struct blk_stream_policy **pols, unsigned int nr)
+{
+	const struct blk_stream_policy *pol;
+	unsigned int i;
+
+	pol = blk_stream_find_policy(name);
+	if (!pol) {
+		pr_warn_ratelimited("%s: write_stream_shadow: no policy '%.32s'\n",
+				    disk->disk_name, name);
+		return NULL;
+	}
+	if (!pol->init_shadow) {
+		pr_warn_ratelimited("%s: write_stream_shadow: %s cannot run in shadow\n",
+				    disk->disk_name, pol->name);
+		return NULL;
+	}
+	for (i = 0; i < nr; i++) {
+		if (pols[i] == pol) {
+			pr_warn_ratelimited("%s: write_stream_shadow: %s given twice\n",
+					    disk->disk_name, pol->name);
+			return NULL;
+		}
+	}
+	return pol;
+}
+
+/*
+ * A space-separated list of policies to run in shadow, or "none" or
+ * nothing for none.  Either the whole list applies or, with -EINVAL,
+ * nothing changes.
+ */
+ssize_t blk_stream_shadow_store(struct gendisk *disk, const char *page,
+				size_t count)
+{
+	const struct blk_stream_policy *pols[BLK_STREAM_SHADOW_MAX];
+	char *names[BLK_STREAM_SHADOW_MAX];
+	struct blk_stream_disk *sd;
+	unsigned int nr = 0, i;
+	char *buf, *pos, *name;
+	int ret = 0;
+
+	buf = kstrndup(page, count, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	pos = strim(buf);
+	if (!strcmp(pos, "none"))
+		*pos = '\0';
+	while ((name = strsep(&pos, " \t\n"))) {
+		if (!*name)
+			continue;
+		if (nr == BLK_STREAM_SHADOW_MAX) {
+			pr_warn_ratelimited("%s: write_stream_shadow: at most %d policies\n",
+					    disk->disk_name, BLK_STREAM_SHADOW_MAX);
+			kfree(buf);
+			return -EINVAL;
+		}
+		names[nr++] = name;
+	}
+
+	mutex_lock(&blk_stream_mutex);
+	for (i = 0; i < nr; i++) {
+		pols[i] = blk_stream_shadow_parse(disk, names[i], pols, i);
+		if (!pols[i]) {
+			ret = -EINVAL;
+			goto out;
+		}
+	}
+	if (nr && !disk->queue->limits.max_write_streams) {
+		pr_warn_ratelimited("%s: no write streams: no policy in shadow\n",
+				    disk->disk_name);
+		ret = -EINVAL;
+		goto out;
+	}
+	if (!nr && !disk->write_streams)
+		goto out;
+
+	ret = blk_stream_disk_alive(disk, &sd);
+	if (!ret)
+		ret = blk_stream_shadow_switch(disk, sd, pols, nr);
+out:
+	mutex_unlock(&blk_stream_mutex);
+	kfree(buf);
+	return ret ? ret : count;
+}
+
 /**
- * blk_stream_disk_exit - take the policy off a disk being deleted
+ * blk_stream_disk_exit - take the policies off a disk being deleted
  * @disk: the disk
  *
- * Called from del_gendisk() once its sysfs files are gone.  The policy's
- * state is torn down now, so that its module can go; bios still being
- * submitted see no policy.
+ * Called from del_gendisk() once its sysfs files are gone.  The state of
+ * the policy and of those in shadow is torn down now, so that their
+ * modules can go; bios still being submitted see no policy.
  */
 void blk_stream_disk_exit(struct gendisk *disk)
 {
@@ -274,6 +559,7 @@ void blk_stream_disk_exit(struct gendisk *disk)
 	if (sd) {
 		sd->dead = true;
 		blk_stream_switch(disk, sd, NULL);
+		blk_stream_shadow_switch(disk, sd, NULL, 0);
 	}
 	mutex_unlock(&blk_stream_mutex);
 }

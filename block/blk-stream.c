@@ -38,6 +38,7 @@
 
 DEFINE_STATIC_KEY_FALSE(blk_stream_key);
 DEFINE_STATIC_KEY_FALSE(blk_stream_placing);
+DEFINE_STATIC_KEY_FALSE(blk_stream_shadowing);
 
 /* Turn decisions on while a source of streams is in use; may sleep. */
 void blk_stream_get(void)
@@ -49,6 +50,23 @@ void blk_stream_get(void)
 void blk_stream_put(void)
 {
 	static_branch_dec(&blk_stream_placing);
+	static_branch_dec(&blk_stream_key);
+}
+
+/*
+ * Policies in shadow see every write, so they turn decisions on; but
+ * they place nothing, so, as for the tracepoint below, io.stat counts
+ * nothing while they alone are on.
+ */
+void blk_stream_shadow_get(void)
+{
+	static_branch_inc(&blk_stream_key);
+	static_branch_inc(&blk_stream_shadowing);
+}
+
+void blk_stream_shadow_put(void)
+{
+	static_branch_dec(&blk_stream_shadowing);
 	static_branch_dec(&blk_stream_key);
 }
 
@@ -145,11 +163,42 @@ static void trace_decision(struct bio *bio, enum blk_stream_rule rule)
 		trace_block_write_stream(bio, rule, bio_cgroup_id(bio));
 }
 
+/*
+ * Store the stream of a write whose disk runs policies in shadow, after
+ * asking them: they see the bio as the live policy saw it, before it
+ * carries @stream.  Their choices are traced right after the decision.
+ */
+static noinline void bio_shadow_write_stream(struct bio *bio,
+					     unsigned int decided,
+					     unsigned int stream,
+					     enum blk_stream_rule rule)
+{
+	u8 choice[BLK_STREAM_SHADOW_MAX];
+	struct blk_stream_shadow *sh;
+	char buf[128];
+	unsigned int i, len = 0;
+
+	rcu_read_lock();
+	sh = blk_stream_shadow_choose(bio, decided, rule, choice);
+	bio->bi_write_stream = stream;
+	trace_decision(bio, rule);
+	if (sh && trace_block_write_stream_shadow_enabled()) {
+		buf[0] = '\0';
+		for (i = 0; i < sh->nr; i++)
+			len += scnprintf(buf + len, sizeof(buf) - len,
+					 "%s%s=%u", i ? " " : "",
+					 sh->pol[i].pol->name, choice[i]);
+		trace_block_write_stream_shadow(bio, bio_stream_key(bio), buf);
+	}
+	rcu_read_unlock();
+}
+
 /* Store the decided stream, checked against the disk, and count it. */
 static void bio_finish_write_stream(struct bio *bio, unsigned int stream,
 				    enum blk_stream_rule rule)
 {
 	struct gendisk *disk = bio->bi_bdev->bd_disk;
+	unsigned int decided = stream;
 	bool fallback = false;
 
 	/* The disk may have lost streams since the value was chosen. */
@@ -157,8 +206,12 @@ static void bio_finish_write_stream(struct bio *bio, unsigned int stream,
 		stream = 0;
 		fallback = true;
 	}
-	bio->bi_write_stream = stream;
-	trace_decision(bio, rule);
+	if (static_branch_unlikely(&blk_stream_shadowing)) {
+		bio_shadow_write_stream(bio, decided, stream, rule);
+	} else {
+		bio->bi_write_stream = stream;
+		trace_decision(bio, rule);
+	}
 	if (static_branch_likely(&blk_stream_placing))
 		blkcg_account_write_stream(bio, fallback);
 }
@@ -167,6 +220,8 @@ static void bio_finish_write_stream(struct bio *bio, unsigned int stream,
 static noinline void bio_observe_invalidation(struct bio *bio)
 {
 	blk_stream_policy_observe(bio->bi_bdev->bd_disk, bio, 0);
+	if (static_branch_unlikely(&blk_stream_shadowing))
+		blk_stream_shadow_observe(bio);
 	trace_decision(bio, BLK_STREAM_RULE_NONE);
 }
 

@@ -10,14 +10,19 @@
 DECLARE_STATIC_KEY_FALSE(blk_stream_key);
 /* Some source of streams is in use, not only the decision tracepoint. */
 DECLARE_STATIC_KEY_FALSE(blk_stream_placing);
+/* Some disk runs placement policies in shadow. */
+DECLARE_STATIC_KEY_FALSE(blk_stream_shadowing);
 
 void __bio_set_write_stream(struct bio *bio);
 void blk_stream_get(void);
 void blk_stream_put(void);
+void blk_stream_shadow_get(void);
+void blk_stream_shadow_put(void);
 
 /**
  * struct blk_stream_disk - write stream placement state of a disk
  * @active: the disk's policy and its state; NULL for "none"
+ * @shadow: the policies run in shadow on the disk; NULL for none
  * @hint_map: the hint policy's map, byte N the stream of hint or kind N,
  *	%BLK_STREAM_HINT_DEFAULT for its default (see blk-stream-hint.c)
  * @dead: the disk is being deleted; no new policy can be set
@@ -27,6 +32,7 @@ void blk_stream_put(void);
  */
 struct blk_stream_disk {
 	struct blk_stream_active __rcu	*active;
+	struct blk_stream_shadow __rcu	*shadow;
 	u64				hint_map;
 	bool				dead;
 };
@@ -42,6 +48,17 @@ struct blk_stream_disk {
 struct blk_stream_active {
 	const struct blk_stream_policy	*pol;
 	void				*data;
+};
+
+/**
+ * struct blk_stream_shadow - the policies run in shadow on a disk
+ * @nr: number of policies in @pol
+ * @pol: the policies, in the order given, each with its state from its
+ *	init_shadow(); each holds a reference on its module
+ */
+struct blk_stream_shadow {
+	unsigned int			nr;
+	struct blk_stream_active	pol[BLK_STREAM_SHADOW_MAX];
 };
 
 void blk_stream_lock(void);
@@ -84,6 +101,14 @@ void blk_stream_policy_observe(struct gendisk *disk, struct bio *bio,
 ssize_t blk_stream_policy_show(struct gendisk *disk, char *page);
 ssize_t blk_stream_policy_store(struct gendisk *disk, const char *page,
 				size_t count);
+ssize_t blk_stream_shadow_show(struct gendisk *disk, char *page);
+ssize_t blk_stream_shadow_store(struct gendisk *disk, const char *page,
+				size_t count);
+struct blk_stream_shadow *blk_stream_shadow_choose(struct bio *bio,
+						   unsigned int stream,
+						   enum blk_stream_rule rule,
+						   u8 *choice);
+void blk_stream_shadow_observe(struct bio *bio);
 void blk_stream_disk_exit(struct gendisk *disk);
 void blk_stream_disk_free(struct gendisk *disk);
 

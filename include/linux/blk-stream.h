@@ -46,8 +46,15 @@ struct module;
  * @owner: module implementing the policy
  * @init_disk: optional; set up the policy for @disk and store its state in
  *	@data.  May sleep.  An error keeps the disk's previous policy.
- * @exit_disk: optional; tear down the state set up by @init_disk.  Called
- *	after an RCU grace period: no @decide call for the disk is running.
+ * @init_shadow: optional; set up an instance of the policy for @disk that
+ *	runs in shadow (queue/write_stream_shadow): it is asked and shown the
+ *	same bios as a live instance, but its choices only go to the
+ *	block_write_stream_shadow tracepoint.  It must not disturb a live
+ *	instance of the policy on the same disk.  A policy without it cannot
+ *	run in shadow.  May sleep.
+ * @exit_disk: optional; tear down the state set up by @init_disk or
+ *	@init_shadow.  Called after an RCU grace period: no @decide call for
+ *	the disk is running.
  * @decide: return the stream of a write bio that no earlier rule placed,
  *	or 0 to leave it to the device's default.  Called under
  *	rcu_read_lock() in the submitter's context, which may be atomic; the
@@ -66,6 +73,7 @@ struct blk_stream_policy {
 	const char *name;
 	struct module *owner;
 	int (*init_disk)(struct gendisk *disk, void **data);
+	int (*init_shadow)(struct gendisk *disk, void **data);
 	void (*exit_disk)(struct gendisk *disk, void *data);
 	unsigned int (*decide)(struct gendisk *disk, void *data,
 			       struct bio *bio);
@@ -73,6 +81,9 @@ struct blk_stream_policy {
 			unsigned int stream);
 	struct list_head list;
 };
+
+/* Policies that can run in shadow on one disk at once. */
+#define BLK_STREAM_SHADOW_MAX	4
 
 int blk_stream_register_policy(struct blk_stream_policy *pol);
 int bdev_set_kind_stream(struct block_device *bdev, enum write_kind kind,

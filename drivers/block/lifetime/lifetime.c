@@ -34,6 +34,16 @@
  * Files: /sys/block/<disk>/lifetime/ for settings, and
  * /sys/kernel/debug/block/<disk>/lifetime/ for state.  See
  * Documentation/block/write-stream-lifetime.rst.
+ *
+ * The policy can also run in shadow (queue/write_stream_shadow), as a
+ * second instance on a disk whose live policy may be lifetime too.  The
+ * two share nothing but the module's file classes and generations; the
+ * shadow's files are lifetime_shadow/ in both places, with the same
+ * settings, so that its reclaim age comes from the same input.  Its
+ * choices can still differ from a live instance's on the same writes: the
+ * layout is planned by a worker, asynchronously, so each instance starts
+ * a new layout at a slightly different write, and the tracker samples
+ * and logs per CPU, so the bios folded in before a plan differ too.
  */
 #include <linux/bio.h>
 #include <linux/blk-cgroup.h>
@@ -333,8 +343,9 @@ struct lt_tenant_index {
  * @last_plan_period: @periods at the last plan, installed or not
  * @last_reason: why the last layout was installed
  * @history: the last LT_HISTORY installs: reason and @now
- * @kobj: /sys/block/<disk>/lifetime
- * @debugfs: /sys/kernel/debug/block/<disk>/lifetime
+ * @shadow: the instance runs in shadow (queue/write_stream_shadow)
+ * @kobj: /sys/block/<disk>/lifetime, or lifetime_shadow in shadow
+ * @debugfs: /sys/kernel/debug/block/<disk>/lifetime, or lifetime_shadow
  */
 struct lt_disk {
 	struct gendisk *disk;
@@ -399,6 +410,7 @@ struct lt_disk {
 		u64 now;
 	} history[LT_HISTORY];
 
+	bool shadow;
 	struct kobject kobj;
 	struct dentry *debugfs;
 };
@@ -1812,7 +1824,8 @@ static void lt_install(struct lt_disk *ld, const char *reason)
 	trace_blk_lifetime_layout(ld->disk, reason, inst->layout.nr_tenants,
 				  inst->layout.nr_streams, classes,
 				  inst->layout.total_worth,
-				  inst->layout.reclaim_age << LT_PAGE_SHIFT);
+				  inst->layout.reclaim_age << LT_PAGE_SHIFT,
+				  ld->shadow);
 }
 
 /* Index the labels that got a stream of their own by key and tenant. */
@@ -2373,8 +2386,9 @@ DEFINE_SHOW_ATTRIBUTE(lt_stats);
 
 /* --- policy ---------------------------------------------------------- */
 
-static int lt_init_disk(struct gendisk *disk, void **data)
+static int lt_init_instance(struct gendisk *disk, void **data, bool shadow)
 {
+	const char *name = shadow ? "lifetime_shadow" : "lifetime";
 	struct lt_disk *ld;
 	unsigned int cpu;
 	int ret;
@@ -2383,6 +2397,7 @@ static int lt_init_disk(struct gendisk *disk, void **data)
 	if (!ld)
 		return -ENOMEM;
 	ld->disk = disk;
+	ld->shadow = shadow;
 	spin_lock_init(&ld->lock);
 	mutex_init(&ld->plan_mutex);
 	INIT_WORK(&ld->work, lt_workfn);
@@ -2427,10 +2442,10 @@ static int lt_init_disk(struct gendisk *disk, void **data)
 	ld->next_period = lt_period(ld);
 	ld->next_check = lt_next_check(ld);
 
-	ret = kobject_add(&ld->kobj, &disk_to_dev(disk)->kobj, "lifetime");
+	ret = kobject_add(&ld->kobj, &disk_to_dev(disk)->kobj, name);
 	if (ret)
 		goto out_put;
-	ld->debugfs = debugfs_create_dir("lifetime", disk->queue->debugfs_dir);
+	ld->debugfs = debugfs_create_dir(name, disk->queue->debugfs_dir);
 	debugfs_create_file("labels", 0400, ld->debugfs, ld, &lt_labels_fops);
 	debugfs_create_file("layout", 0400, ld->debugfs, ld, &lt_layout_fops);
 	debugfs_create_file("stats", 0400, ld->debugfs, ld, &lt_stats_fops);
@@ -2442,6 +2457,16 @@ out_put:
 	return ret;
 }
 
+static int lt_init_disk(struct gendisk *disk, void **data)
+{
+	return lt_init_instance(disk, data, false);
+}
+
+static int lt_init_shadow(struct gendisk *disk, void **data)
+{
+	return lt_init_instance(disk, data, true);
+}
+
 static void lt_exit_disk(struct gendisk *disk, void *data)
 {
 	struct lt_disk *ld = data;
@@ -2449,6 +2474,10 @@ static void lt_exit_disk(struct gendisk *disk, void *data)
 	debugfs_remove_recursive(ld->debugfs);
 	kobject_del(&ld->kobj);
 	cancel_work_sync(&ld->work);
+	/*
+	 * The watches are per disk, not per instance: another instance on
+	 * the disk (live or in shadow) watches again on its next write.
+	 */
 	lt_gen_forget(disk);
 	kobject_put(&ld->kobj);
 }
@@ -2457,6 +2486,7 @@ static struct blk_stream_policy lt_policy = {
 	.name = "lifetime",
 	.owner = THIS_MODULE,
 	.init_disk = lt_init_disk,
+	.init_shadow = lt_init_shadow,
 	.exit_disk = lt_exit_disk,
 	.decide = lt_decide,
 	.observe = lt_observe,

@@ -28,64 +28,14 @@
 MiB=$((1024 * 1024))
 
 dir=$(cd "$(dirname "$0")" && pwd)
-. "$dir/../kselftest/ktap_helpers.sh"
-tool=$dir/fdp_tool
+. "$dir/fdp_lib.sh"
 mnt=/tmp/lifetime_test.mnt
 top=/sys/fs/cgroup/lifetime_test
 nr_tests=26
 
-check() {	# NAME CMD...: a test case from a command's status
-	local name=$1
-	shift
-	if "$@"; then ktap_test_pass "$name"; else ktap_test_fail "$name"; fi
-}
-diag() { echo "# $*"; }
-bail() { cleanup; ktap_exit_fail_msg "$*"; }
-skip_all() { ktap_skip_all "$*"; exit "$KSFT_SKIP"; }
-
-ktap_print_header
-if [ -z "${FDP_TEST_DEV:-}" ]; then
-	skip_all "no disk named: set FDP_TEST_DEV=/dev/nvmeXnY to an NVMe FDP" \
-		"namespace whose data the test may destroy"
-fi
-[ -b "$FDP_TEST_DEV" ] || ktap_exit_fail_msg "FDP_TEST_DEV=$FDP_TEST_DEV: not a block device"
-disk=$(basename "$(readlink -f "/sys/dev/block/$(stat -L -c %Hr:%Lr "$FDP_TEST_DEV")")")
-[ -e "/sys/block/$disk" ] ||
-	ktap_exit_fail_msg "FDP_TEST_DEV=$FDP_TEST_DEV: a partition; name the whole disk"
-# fdp_tool works on the disk named by $FDP_DISK.
-export FDP_DISK=$disk
-read -r disk_kv _ streams_kv _ < <("$tool" info 2>/dev/null)
-streams=${streams_kv#max_write_streams=}
-if [ "${disk_kv#disk=}" != "$disk" ] || [ "${streams:-0}" -lt 2 ]; then
-	[ -n "${FDP_HANDLES:-}" ] &&
-		ktap_exit_fail_msg "FDP_TEST_DEV=$FDP_TEST_DEV: no FDP write streams"
-	skip_all "FDP_TEST_DEV=$FDP_TEST_DEV: no FDP write streams"
-fi
-dev=$(cat /sys/block/$disk/dev)
-q=/sys/block/$disk/queue
+fdp_named_disk
 lt=/sys/block/$disk/lifetime
 dbg=/sys/kernel/debug/block/$disk/lifetime
-
-# The policy, or a reason in $why: 0 if it is there, 4 (KSFT_SKIP) if it
-# is not available here, 1 if it is there but does not load.
-load_module() {
-	why=
-	grep -qw lifetime $q/write_stream_policy && return 0
-	if [ -z "${LIFETIME_KO:-}" ]; then
-		# An installed module (make modules_install) is the runner's too.
-		LIFETIME_KO=$(modinfo -n blk-lifetime 2>/dev/null)
-		if [ -z "$LIFETIME_KO" ]; then
-			why="no lifetime policy: build CONFIG_BLK_STREAM_LIFETIME"
-			why+=" or set LIFETIME_KO=blk-lifetime.ko"
-			return "$KSFT_SKIP"
-		fi
-	fi
-	[ -f "$LIFETIME_KO" ] || { why="LIFETIME_KO=$LIFETIME_KO: no such file"; return 1; }
-	insmod "$LIFETIME_KO" || { why="insmod $LIFETIME_KO failed"; return 1; }
-	grep -qw lifetime $q/write_stream_policy && return 0
-	why="$LIFETIME_KO loaded, but $disk offers no lifetime policy"
-	return 1
-}
 
 cleanup() {
 	local c
@@ -96,15 +46,8 @@ cleanup() {
 		rmdir "$c" 2>/dev/null
 	done
 	rmdir $top 2>/dev/null
+	echo none >$q/write_stream_shadow 2>/dev/null
 	echo none >$q/write_stream_policy 2>/dev/null
-}
-
-# Run a command or function in a cgroup under $top, from a subshell.
-in_cg() {	# CG CMD...
-	local cg=$top/$1
-	shift
-	mkdir -p "$cg"
-	(echo $BASHPID >"$cg/cgroup.procs" && "$@")
 }
 
 # The handle that took at least 90% of the bytes of "fdp_tool watch" output
@@ -116,16 +59,6 @@ main_handle() {
 		      print "mixed" }'
 }
 
-# Write BYTES to FILE in place (from its start, as a log or a rewritten
-# table does), or appended, and write it back.
-rewrite() {	# BYTES FILE
-	dd if=/dev/urandom of="$2" bs=256k count=$(($1 / 262144)) \
-		conv=notrunc,fsync status=none
-}
-append() {	# BYTES FILE
-	dd if=/dev/urandom of="$2" bs=256k count=$(($1 / 262144)) \
-		oflag=append conv=notrunc,fsync status=none
-}
 # The same with O_DIRECT.
 rewrite_direct() {	# BYTES FILE
 	dd if=/dev/urandom of="$2" bs=256k count=$(($1 / 262144)) \
@@ -175,12 +108,6 @@ log_and_data() {	# CG REWRITE APPEND: the write functions to use
 apart() {	# HANDLE HANDLE
 	[ "$1" != "$2" ] && [ "$1" != mixed ] && [ "$1" != none ] &&
 		[ "$2" != mixed ] && [ "$2" != none ]
-}
-
-setup_fs() {
-	umount $mnt 2>/dev/null
-	mkfs.ext4 -q -F -E nodiscard,lazy_itable_init=0,lazy_journal_init=0 /dev/$disk || return 1
-	mkdir -p $mnt && mount -o discard /dev/$disk $mnt
 }
 
 layout() { cat $dbg/layout 2>/dev/null; }
@@ -667,15 +594,16 @@ churn_test() {
 churn_test
 
 # --- disk removal under running writes -----------------------------------
-# A hot unplug of the controller with the policy on and writes in flight:
-# del_gendisk runs under the policy.  Under scripts/vm-run (FDP_HOTPLUG
+# A hot unplug of the controller with the policy on, live and in shadow
+# (queue/write_stream_shadow), and writes in flight: del_gendisk runs
+# under both instances.  Under scripts/vm-run (FDP_HOTPLUG
 # set) QEMU unplugs it (device_del: ACPI asks the guest to eject it) and
 # plugs it back (device_add) with its namespace; elsewhere the guest's
 # side of it is done by hand, PCI remove and rescan.  Either way only with
 # FDP_TEST_HOTPLUG naming the controller's PCI function.  The disk must go
 # and come back, synced data must be intact, only I/O after the removal
 # may fail, the kernel must log no warning, and the disk that comes back
-# must take the policy again.
+# must take the policy again, with nothing in shadow.
 ctrl=
 for c in /sys/class/nvme/nvme*; do
 	ls "$c" "$c"/*/ 2>/dev/null | grep -q "^${disk}\$\|^${disk%n*}c[0-9]*n${disk##*n}\$" &&
@@ -744,6 +672,8 @@ if [ "$how" = none ]; then
 	ktap_test_fail "$removal"
 elif [ -n "$how" ]; then
 	start_policy $((4 * MiB))
+	echo "lifetime hint" >$q/write_stream_shadow ||
+		diag "cannot run lifetime and hint in shadow"
 	"$tool" write --offset 0 --size $((4 * MiB)) >/dev/null
 	sync
 	before=$(dd if=/dev/$disk bs=1M count=4 iflag=direct status=none | sha256sum)
@@ -778,7 +708,8 @@ elif [ -n "$how" ]; then
 	if [ -n "$back" ]; then
 		disk=$back q=/sys/block/$back/queue lt=/sys/block/$back/lifetime
 		echo lifetime >$q/write_stream_policy 2>/dev/null &&
-			[ -d /sys/block/$back/lifetime ] && again=1
+			[ -d /sys/block/$back/lifetime ] &&
+			[ "$(cat $q/write_stream_shadow)" = none ] && again=1
 	fi
 	diag "disk removal by $how"
 	check "$removal" \
