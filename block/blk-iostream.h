@@ -7,6 +7,10 @@
 struct bio;
 struct gendisk;
 
+/* What rule 2 says when it does not give one stream: see blkcg_write_stream(). */
+#define BLKCG_STREAM_ANY	(-1)
+#define BLKCG_STREAM_BUDGET	(-2)
+
 #ifdef CONFIG_BLK_CGROUP_IOSTREAM
 extern atomic_t iostream_nr_pins;
 int __blkcg_write_stream(struct bio *bio);
@@ -18,16 +22,18 @@ static inline bool blkcg_may_pin(void)
 }
 
 /*
- * The io.stream pin of a bio's cgroup (see __blkcg_write_stream()): -1 at
+ * What io.stream allows a bio's cgroup (see __blkcg_write_stream()): one
+ * stream, %BLKCG_STREAM_BUDGET or %BLKCG_STREAM_ANY, which is returned at
  * once while no cgroup has a setting, the common case.
  */
 static inline int blkcg_write_stream(struct bio *bio)
 {
 	if (!blkcg_may_pin())
-		return -1;
+		return BLKCG_STREAM_ANY;
 	return __blkcg_write_stream(bio);
 }
 
+unsigned int blkcg_confine_write_stream(struct bio *bio, unsigned int stream);
 void blkcg_account_write_stream(struct bio *bio, bool fallback);
 int blkcg_iostream_init_disk(struct gendisk *disk);
 #else
@@ -39,7 +45,13 @@ static inline bool blkcg_may_pin(void)
 
 static inline int blkcg_write_stream(struct bio *bio)
 {
-	return -1;
+	return BLKCG_STREAM_ANY;
+}
+
+static inline unsigned int blkcg_confine_write_stream(struct bio *bio,
+						      unsigned int stream)
+{
+	return stream;
 }
 
 static inline void blkcg_account_write_stream(struct bio *bio, bool fallback)

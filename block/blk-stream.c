@@ -11,9 +11,12 @@
  * submit_bio(), by the first rule that applies (enum blk_stream_rule):
  *
  *  1. a stream already on the bio (io_uring, a filesystem that places
- *     itself, the raw block device's write hint) is kept;
+ *     itself, the raw block device's write hint) is kept if rule 2 allows;
  *  2. the io.stream setting of the bio's cgroup, which for writeback is
- *     the cgroup the dirty pages are charged to;
+ *     the cgroup the dirty pages are charged to: a single stream (or 0)
+ *     that the cgroup and its ancestors allow replaces any other, even
+ *     the submitter's; several are a budget that the other rules spend,
+ *     whose choice is kept only inside it;
  *  3. the filesystem's stream for journal or metadata;
  *  4. the disk's placement policy;
  *  5. otherwise stream 0, the device's default placement.
@@ -233,22 +236,36 @@ static noinline void bio_observe_invalidation(struct bio *bio)
 static noinline void bio_set_placed_write_stream(struct bio *bio)
 {
 	struct gendisk *disk = bio->bi_bdev->bd_disk;
+	int allowed = blkcg_write_stream(bio);
 	enum blk_stream_rule rule;
+	bool policy_saw;
 	int stream;
 
-	if (bio->bi_write_stream) {
+	if (bio->bi_write_stream &&
+	    (allowed < 0 || bio->bi_write_stream == allowed)) {
 		rule = BLK_STREAM_RULE_APP;
 		stream = bio->bi_write_stream;
+	} else if (allowed >= 0) {
+		rule = BLK_STREAM_RULE_CGROUP;
+		stream = allowed;
 	} else {
-		stream = blkcg_write_stream(bio);
-		if (stream >= 0)
+		stream = bio_fs_or_policy_stream(disk, bio, &rule);
+	}
+	policy_saw = rule == BLK_STREAM_RULE_POLICY ||
+		     rule == BLK_STREAM_RULE_DEFAULT;
+
+	/* The cgroup's budget: what another rule chose stays inside it. */
+	if (allowed == BLKCG_STREAM_BUDGET) {
+		unsigned int confined = blkcg_confine_write_stream(bio, stream);
+
+		if (confined != stream) {
 			rule = BLK_STREAM_RULE_CGROUP;
-		else
-			stream = bio_fs_or_policy_stream(disk, bio, &rule);
+			stream = confined;
+		}
 	}
 
 	/* A policy learning from all writes also sees those it did not place. */
-	if (rule != BLK_STREAM_RULE_POLICY && rule != BLK_STREAM_RULE_DEFAULT)
+	if (!policy_saw)
 		blk_stream_policy_observe(disk, bio, stream);
 	bio_finish_write_stream(bio, stream, rule);
 }
@@ -257,9 +274,10 @@ static noinline void bio_set_placed_write_stream(struct bio *bio)
  * __bio_set_write_stream - decide the write stream of a bio
  * @bio: bio being submitted
  *
- * Fills an empty bi_write_stream of a write bio and never overwrites one
- * that is valid for the disk.  Runs in the submitter's context, which may
- * be atomic: it takes no lock and allocates nothing.
+ * Fills an empty bi_write_stream of a write bio, and overwrites one only
+ * where the io.stream setting of the bio's cgroup does not allow it.
+ * Runs in the submitter's context, which may be atomic: it takes no lock
+ * and allocates nothing.
  */
 void __bio_set_write_stream(struct bio *bio)
 {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * KUnit tests for io.stream's parsing of values.  Included at the end of
- * block/blk-iostream.c, so it tests the static functions there.
+ * KUnit tests for io.stream's parsing of values and its effective sets.
+ * Included at the end of block/blk-iostream.c, so it tests the static
+ * functions there.
  */
 #ifdef CONFIG_BLK_CGROUP_IOSTREAM_KUNIT_TEST
 
@@ -10,29 +11,51 @@
 
 #include <kunit/test.h>
 
+/* @m as io.stream shows it, into @buf of KUNIT_PARAM_DESC_SIZE bytes. */
+static void iostream_test_print(const struct iostream_mask *m, char *buf)
+{
+	if (m->inherit)
+		strscpy(buf, "inherit", KUNIT_PARAM_DESC_SIZE);
+	else if (bitmap_empty(m->map, IOSTREAM_BITS))
+		strscpy(buf, "0", KUNIT_PARAM_DESC_SIZE);
+	else
+		scnprintf(buf, KUNIT_PARAM_DESC_SIZE, "%*pbl", IOSTREAM_BITS,
+			  m->map);
+}
+
 /**
  * struct iostream_parse_case - one value as written to io.stream
  * @in: the text after the device number (or "default")
  * @max: the disk's max_write_streams
+ * @line: the value is a disk's line, not the cgroup's default
  * @ret: expected return value
- * @v: expected value when @ret is 0
+ * @out: expected value, as io.stream shows it, when @ret is 0
  */
 struct iostream_parse_case {
 	const char *in;
 	int max;
+	bool line;
 	int ret;
-	int v;
+	const char *out;
 };
 
 static const struct iostream_parse_case iostream_parse_cases[] = {
-	{ .in = "inherit",		.max = 8, .ret = 0, .v = IOSTREAM_INHERIT },
-	{ .in = " inherit\n",		.max = 8, .ret = 0, .v = IOSTREAM_INHERIT },
-	{ .in = "inherit",		.max = 0, .ret = 0, .v = IOSTREAM_INHERIT },
-	{ .in = "0",			.max = 8, .ret = 0, .v = 0 },
-	{ .in = "0",			.max = 0, .ret = 0, .v = 0 },
-	{ .in = "1",			.max = 8, .ret = 0, .v = 1 },
-	{ .in = "8\n",			.max = 8, .ret = 0, .v = 8 },
-	{ .in = "255",			.max = 255, .ret = 0, .v = 255 },
+	{ .in = "inherit",		.max = 8, .ret = 0, .out = "inherit" },
+	{ .in = " inherit\n",		.max = 8, .ret = 0, .out = "inherit" },
+	{ .in = "inherit",		.max = 0, .ret = 0, .out = "inherit" },
+	{ .in = "0",			.max = 8, .ret = 0, .out = "0" },
+	{ .in = "0",			.max = 0, .ret = 0, .out = "0" },
+	{ .in = "1",			.max = 8, .ret = 0, .out = "1" },
+	{ .in = "8\n",			.max = 8, .ret = 0, .out = "8" },
+	{ .in = "255",			.max = 255, .ret = 0, .out = "255" },
+	{ .in = "3,4",			.max = 8, .ret = 0, .out = "3-4" },
+	{ .in = "2-4,7",		.max = 8, .ret = 0, .out = "2-4,7" },
+	{ .in = "7,2,3-3",		.max = 8, .ret = 0, .out = "2-3,7" },
+	{ .in = "1-255",		.max = 255, .ret = 0, .out = "1-255" },
+	{ .in = "default",		.max = 8, .line = true, .ret = 0,
+	  .out = "inherit" },
+	{ .in = "default\n",		.max = 0, .line = true, .ret = 0,
+	  .out = "inherit" },
 	{ .in = "9",			.max = 8, .ret = -EINVAL },
 	{ .in = "1",			.max = 0, .ret = -EINVAL },
 	{ .in = "256",			.max = 255, .ret = -EINVAL },
@@ -44,13 +67,25 @@ static const struct iostream_parse_case iostream_parse_cases[] = {
 	{ .in = "inheritx",		.max = 8, .ret = -EINVAL },
 	{ .in = "inherit 1",		.max = 8, .ret = -EINVAL },
 	{ .in = "default",		.max = 8, .ret = -EINVAL },
+	{ .in = "default 3",		.max = 8, .line = true, .ret = -EINVAL },
 	{ .in = "",			.max = 8, .ret = -EINVAL },
 	{ .in = "   ",			.max = 8, .ret = -EINVAL },
+	{ .in = "0,3",			.max = 8, .ret = -EINVAL },
+	{ .in = "0-3",			.max = 8, .ret = -EINVAL },
+	{ .in = "3,",			.max = 8, .ret = -EINVAL },
+	{ .in = ",3",			.max = 8, .ret = -EINVAL },
+	{ .in = "3,,4",			.max = 8, .ret = -EINVAL },
+	{ .in = "4-3",			.max = 8, .ret = -EINVAL },
+	{ .in = "3-",			.max = 8, .ret = -EINVAL },
+	{ .in = "3-9",			.max = 8, .ret = -EINVAL },
+	{ .in = "3, 4",			.max = 8, .ret = -EINVAL },
+	{ .in = "all",			.max = 8, .ret = -EINVAL },
 };
 
 static void iostream_parse_case_desc(const struct iostream_parse_case *c, char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "\"%s\" max %d", c->in, c->max);
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "\"%s\" max %d%s", c->in, c->max,
+		 c->line ? " line" : "");
 }
 
 KUNIT_ARRAY_PARAM(iostream_parse, iostream_parse_cases, iostream_parse_case_desc);
@@ -58,14 +93,151 @@ KUNIT_ARRAY_PARAM(iostream_parse, iostream_parse_cases, iostream_parse_case_desc
 static void iostream_test_parse_value(struct kunit *test)
 {
 	const struct iostream_parse_case *c = test->param_value;
-	int v = -100, ret;
+	struct iostream_mask m = { .inherit = true };
+	char out[KUNIT_PARAM_DESC_SIZE];
+	int ret;
 
-	ret = iostream_parse_value(c->in, c->max, &v);
+	__set_bit(5, m.map);
+	ret = iostream_parse_value(c->in, c->max, c->line, &m);
 	KUNIT_EXPECT_EQ(test, ret, c->ret);
-	if (!c->ret)
-		KUNIT_EXPECT_EQ(test, v, c->v);
-	else
-		KUNIT_EXPECT_EQ(test, v, -100);
+	iostream_test_print(&m, out);
+	KUNIT_EXPECT_STREQ(test, out, c->ret ? "inherit" : c->out);
+	if (c->ret)
+		KUNIT_EXPECT_TRUE(test, test_bit(5, m.map));
+}
+
+/**
+ * struct iostream_chain_case - a cgroup's settings up to the root
+ * @desc: what the case shows
+ * @line: from the top cgroup below the root down to the bio's, each one's
+ *	line for the disk, NULL for none ("inherit")
+ * @dfl: the same cgroups' defaults, NULL for "inherit"
+ * @eff: the expected effective set of the lowest cgroup, as io.stream
+ *	shows a value ("inherit" when nothing is set)
+ * @rule2: what __blkcg_write_stream() must return
+ * @confined: what blkcg_confine_write_stream() must make of each stream
+ *	from 0 to 8 that another rule chose
+ */
+struct iostream_chain_case {
+	const char *desc;
+	const char *line[3];
+	const char *dfl[3];
+	const char *eff;
+	int rule2;
+	unsigned int confined[9];
+};
+
+#define ANY	BLKCG_STREAM_ANY
+#define BUDGET	BLKCG_STREAM_BUDGET
+
+static const struct iostream_chain_case iostream_chain_cases[] = {
+	{ "nothing set", { }, { }, "inherit", ANY,
+	  { 0, 1, 2, 3, 4, 5, 6, 7, 8 } },
+	{ "a pin", { "3" }, { }, "3", 3, { 3, 3, 3, 3, 3, 3, 3, 3, 3 } },
+	{ "pin inherited", { "3", NULL, NULL }, { }, "3", 3,
+	  { 3, 3, 3, 3, 3, 3, 3, 3, 3 } },
+	{ "child pin outside its parent's", { "3", "5" }, { }, "0", 0,
+	  { 0, 0, 0, 0, 0, 0, 0, 0, 0 } },
+	{ "child set reaching beyond", { "3", "1-8" }, { }, "3", 3,
+	  { 3, 3, 3, 3, 3, 3, 3, 3, 3 } },
+	{ "budget", { "3-4" }, { }, "3-4", BUDGET,
+	  { 3, 4, 3, 3, 4, 4, 3, 4, 3 } },
+	{ "child pin inside a budget", { "3-4", "4" }, { }, "4", 4,
+	  { 4, 4, 4, 4, 4, 4, 4, 4, 4 } },
+	{ "budgets intersect", { "2-5", "3-8", "1,3-4" }, { }, "3-4", BUDGET,
+	  { 3, 4, 3, 3, 4, 4, 3, 4, 3 } },
+	{ "child 0 gives up", { "3-4", "0" }, { }, "0", 0,
+	  { 0, 0, 0, 0, 0, 0, 0, 0, 0 } },
+	{ "parent 0 stays 0", { "0", "3" }, { }, "0", 0,
+	  { 0, 0, 0, 0, 0, 0, 0, 0, 0 } },
+	{ "parent default", { }, { "6-7", NULL }, "6-7", BUDGET,
+	  { 6, 7, 6, 7, 6, 7, 6, 7, 6 } },
+	{ "child default outside the parent's line", { "3-4", NULL },
+	  { NULL, "7" }, "0", 0, { 0, 0, 0, 0, 0, 0, 0, 0, 0 } },
+	{ "line wins over own default", { "3-4", "4" }, { NULL, "7" }, "4", 4,
+	  { 4, 4, 4, 4, 4, 4, 4, 4, 4 } },
+	{ "parent default narrows child line", { NULL, "1-8" }, { "2,8" },
+	  "2,8", BUDGET, { 2, 8, 2, 8, 2, 8, 2, 8, 8 } },
+	{ "lowest line beats its default", { "3-4", NULL, "3" },
+	  { NULL, NULL, "7" }, "3", 3, { 3, 3, 3, 3, 3, 3, 3, 3, 3 } },
+};
+
+#undef ANY
+#undef BUDGET
+
+static void iostream_chain_case_desc(const struct iostream_chain_case *c,
+				     char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(iostream_chain, iostream_chain_cases, iostream_chain_case_desc);
+
+/*
+ * The effective set of a cgroup three levels below the root, as the
+ * decision point and io.stream.effective compute it, and what it does to
+ * the stream another rule chose.
+ */
+static void iostream_test_effective(struct kunit *test)
+{
+	const struct iostream_chain_case *c = test->param_value;
+	int plid = blkcg_policy_iostream.plid;
+	struct iostream_grp *grp;
+	struct iostream_blkcg *isc;
+	struct blkcg_gq *blkg;
+	struct blkcg *blkcg;
+	struct iostream_mask eff, m;
+	char out[KUNIT_PARAM_DESC_SIZE];
+	struct bio bio = {};
+	unsigned int i;
+
+	grp = kunit_kcalloc(test, 3, sizeof(*grp), GFP_KERNEL);
+	isc = kunit_kcalloc(test, 3, sizeof(*isc), GFP_KERNEL);
+	blkg = kunit_kcalloc(test, 4, sizeof(*blkg), GFP_KERNEL);
+	blkcg = kunit_kcalloc(test, 3, sizeof(*blkcg), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, grp && isc && blkg && blkcg);
+
+	/* blkg[0] stands for the root; blkg[i + 1] is level i below it. */
+	blkg[0].blkcg = &blkcg_root;
+	mutex_lock(&iostream_mutex);
+	for (i = 0; i < 3; i++) {
+		grp[i].set.inherit = true;
+		isc[i].dfl.inherit = true;
+		blkg[i + 1].parent = &blkg[i];
+		blkg[i + 1].blkcg = &blkcg[i];
+		blkg[i + 1].pd[plid] = &grp[i].pd;
+		blkcg[i].cpd[plid] = &isc[i].cpd;
+		if (c->line[i]) {
+			KUNIT_EXPECT_EQ(test, iostream_parse_value(c->line[i], 8,
+								   true, &m), 0);
+			iostream_set(&grp[i].set, &m);
+		}
+		if (c->dfl[i]) {
+			KUNIT_EXPECT_EQ(test, iostream_parse_value(c->dfl[i], 255,
+								   false, &m), 0);
+			iostream_set(&isc[i].dfl, &m);
+		}
+	}
+	mutex_unlock(&iostream_mutex);
+
+	iostream_effective(&blkg[3], &eff);
+	iostream_test_print(&eff, out);
+	KUNIT_EXPECT_STREQ(test, out, c->eff);
+
+	bio.bi_blkg = &blkg[3];
+	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), c->rule2);
+	for (i = 0; i < ARRAY_SIZE(c->confined); i++)
+		KUNIT_EXPECT_EQ_MSG(test, blkcg_confine_write_stream(&bio, i),
+				    c->confined[i], "stream %u", i);
+
+	/* Back to no setting, which also gives back the pins. */
+	m.inherit = true;
+	mutex_lock(&iostream_mutex);
+	for (i = 0; i < 3; i++) {
+		iostream_set(&grp[i].set, &m);
+		iostream_set(&isc[i].dfl, &m);
+	}
+	mutex_unlock(&iostream_mutex);
 }
 
 /*
@@ -75,23 +247,31 @@ static void iostream_test_parse_value(struct kunit *test)
  */
 static void iostream_test_set_counts_pins(struct kunit *test)
 {
-	int before, slot = IOSTREAM_INHERIT;
+	struct iostream_mask slot = { .inherit = true }, m;
+	int before;
 
 	mutex_lock(&iostream_mutex);
 	before = atomic_read(&iostream_nr_pins);
-	iostream_set(&slot, 3);
+	KUNIT_EXPECT_EQ(test, iostream_parse_value("3", 8, true, &m), 0);
+	iostream_set(&slot, &m);
 	KUNIT_EXPECT_EQ(test, atomic_read(&iostream_nr_pins), before + 1);
-	iostream_set(&slot, 0);
+	KUNIT_EXPECT_EQ(test, iostream_parse_value("0", 8, true, &m), 0);
+	iostream_set(&slot, &m);
 	KUNIT_EXPECT_EQ(test, atomic_read(&iostream_nr_pins), before + 1);
-	iostream_set(&slot, IOSTREAM_INHERIT);
+	KUNIT_EXPECT_EQ(test, iostream_parse_value("2-5", 8, true, &m), 0);
+	iostream_set(&slot, &m);
+	KUNIT_EXPECT_EQ(test, atomic_read(&iostream_nr_pins), before + 1);
+	KUNIT_EXPECT_EQ(test, iostream_parse_value("default", 8, true, &m), 0);
+	iostream_set(&slot, &m);
 	KUNIT_EXPECT_EQ(test, atomic_read(&iostream_nr_pins), before);
-	iostream_set(&slot, IOSTREAM_INHERIT);
+	iostream_set(&slot, &m);
 	KUNIT_EXPECT_EQ(test, atomic_read(&iostream_nr_pins), before);
 	mutex_unlock(&iostream_mutex);
 }
 
 static struct kunit_case iostream_test_cases[] = {
 	KUNIT_CASE_PARAM(iostream_test_parse_value, iostream_parse_gen_params),
+	KUNIT_CASE_PARAM(iostream_test_effective, iostream_chain_gen_params),
 	KUNIT_CASE(iostream_test_set_counts_pins),
 	{}
 };

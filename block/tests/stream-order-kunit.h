@@ -137,46 +137,69 @@ static void order_bio_init(struct bio *bio, struct gendisk *disk)
  * struct order_case - one write and what each rule would say about it
  * @desc: what the case shows
  * @app: the stream the submitter set, 0 for none
- * @cgroup: the io.stream setting of the bio's cgroup
+ * @cgroup: the io.stream setting of the bio's cgroup, NULL for inherit
  * @kind: the write's kind
  * @fs: the filesystem's stream on the disk for the write's kind (for the
  *	journal if the write is data), 0 for none
  * @policy: the policy's stream, -1 for no policy ("none")
  * @stream: the stream the write must get
  * @rule: the rule that must decide
+ * @asked: the policy was asked although another rule decided in the end
+ *	(a cgroup's budget replaced its choice), so it is not shown the
+ *	write again
  */
 struct order_case {
 	const char *desc;
 	int app;
-	int cgroup;
+	const char *cgroup;
 	enum write_kind kind;
 	int fs;
 	int policy;
 	unsigned int stream;
 	enum blk_stream_rule rule;
+	bool asked;
 };
 
-#define INH	IOSTREAM_INHERIT
+#define INH	NULL
 #define DATA	WRITE_KIND_DATA
 #define JRNL	WRITE_KIND_JOURNAL
 #define META	WRITE_KIND_METADATA
+#define APP	BLK_STREAM_RULE_APP
+#define CGRP	BLK_STREAM_RULE_CGROUP
+#define FS	BLK_STREAM_RULE_FS
+#define POL	BLK_STREAM_RULE_POLICY
 
 static const struct order_case order_cases[] = {
-	{ "application first",		3, 4,   JRNL, 5, 6,  3, BLK_STREAM_RULE_APP },
-	{ "cgroup before filesystem",	0, 4,   JRNL, 5, 6,  4, BLK_STREAM_RULE_CGROUP },
-	{ "cgroup 0 is a pin",		0, 0,   META, 5, 6,  0, BLK_STREAM_RULE_CGROUP },
-	{ "filesystem before policy",	0, INH, JRNL, 5, 6,  5, BLK_STREAM_RULE_FS },
-	{ "metadata stream",		0, INH, META, 5, 6,  5, BLK_STREAM_RULE_FS },
-	{ "kind without stream",	0, INH, JRNL, 0, 6,  6, BLK_STREAM_RULE_POLICY },
-	{ "data to the policy",		0, INH, DATA, 5, 6,  6, BLK_STREAM_RULE_POLICY },
-	{ "policy says 0",		0, INH, DATA, 0, 0,  0, BLK_STREAM_RULE_DEFAULT },
-	{ "no policy",			0, INH, JRNL, 0, -1, 0, BLK_STREAM_RULE_DEFAULT },
-	{ "app beyond the disk",	9, 4,   DATA, 0, 6,  0, BLK_STREAM_RULE_APP },
-	{ "cgroup beyond the disk",	0, 9,   DATA, 0, 6,  0, BLK_STREAM_RULE_CGROUP },
-	{ "policy beyond the disk",	0, INH, DATA, 0, 9,  0, BLK_STREAM_RULE_POLICY },
+	{ "application first",		3, INH,   JRNL, 5, 6,  3, APP },
+	{ "application on its pin",	4, "4",   JRNL, 5, 6,  4, APP },
+	{ "pin confines application",	3, "4",   JRNL, 5, 6,  4, CGRP },
+	{ "cgroup before filesystem",	0, "4",   JRNL, 5, 6,  4, CGRP },
+	{ "cgroup 0 is a pin",		0, "0",   META, 5, 6,  0, CGRP },
+	{ "cgroup 0 confines app",	3, "0",   DATA, 0, 6,  0, CGRP },
+	{ "filesystem before policy",	0, INH,   JRNL, 5, 6,  5, FS },
+	{ "metadata stream",		0, INH,   META, 5, 6,  5, FS },
+	{ "kind without stream",	0, INH,   JRNL, 0, 6,  6, POL },
+	{ "data to the policy",		0, INH,   DATA, 5, 6,  6, POL },
+	{ "policy says 0",		0, INH,   DATA, 0, 0,  0, BLK_STREAM_RULE_DEFAULT },
+	{ "no policy",			0, INH,   JRNL, 0, -1, 0, BLK_STREAM_RULE_DEFAULT },
+	{ "app beyond the disk",	9, INH,   DATA, 0, 6,  0, APP },
+	{ "cgroup beyond the disk",	0, "9",   DATA, 0, 6,  0, CGRP },
+	{ "policy beyond the disk",	0, INH,   DATA, 0, 9,  0, POL },
+	{ "budget keeps app inside",	4, "3-4", DATA, 0, 6,  4, APP },
+	{ "budget confines app",	6, "3-4", DATA, 0, 6,  3, CGRP },
+	{ "budget keeps fs inside",	0, "3-4", JRNL, 4, 6,  4, FS },
+	{ "budget confines fs",		0, "3-4", JRNL, 5, 6,  4, CGRP },
+	{ "budget keeps policy inside",	0, "3-4", DATA, 0, 4,  4, POL },
+	{ "budget confines policy",	0, "3-4", DATA, 0, 7,  4, CGRP, true },
+	{ "budget spends policy's 0",	0, "3-4", DATA, 0, 0,  3, CGRP, true },
+	{ "budget without policy",	0, "3-4", DATA, 0, -1, 3, CGRP },
 };
 
 #undef INH
+#undef APP
+#undef CGRP
+#undef FS
+#undef POL
 #undef DATA
 #undef JRNL
 #undef META
@@ -192,7 +215,8 @@ static void stream_order_test(struct kunit *test)
 {
 	const struct order_case *c = test->param_value;
 	struct gendisk *disk = order_disk(test);
-	struct iostream_grp grp = { .stream = IOSTREAM_INHERIT };
+	struct iostream_grp grp = { .set.inherit = true };
+	struct iostream_mask m = { .inherit = true };
 	struct blkcg_gq child = {};
 	enum write_kind fs_kind = c->kind ?: WRITE_KIND_JOURNAL;
 	struct order_seen seen = {};
@@ -202,8 +226,11 @@ static void stream_order_test(struct kunit *test)
 	child.parent = disk->queue->root_blkg;
 	child.blkcg = &blkcg_root;
 	child.pd[blkcg_policy_iostream.plid] = &grp.pd;
+	if (c->cgroup)
+		KUNIT_ASSERT_EQ(test, iostream_parse_value(c->cgroup, IOSTREAM_MAX,
+							   true, &m), 0);
 	mutex_lock(&iostream_mutex);
-	iostream_set(&grp.stream, c->cgroup);
+	iostream_set(&grp.set, &m);
 	mutex_unlock(&iostream_mutex);
 
 	if (c->fs)
@@ -235,12 +262,13 @@ static void stream_order_test(struct kunit *test)
 	if (c->policy >= 0)
 		KUNIT_EXPECT_EQ(test, order_observed,
 				c->rule != BLK_STREAM_RULE_POLICY &&
-				c->rule != BLK_STREAM_RULE_DEFAULT);
+				c->rule != BLK_STREAM_RULE_DEFAULT && !c->asked);
 
 	if (c->fs)
 		bdev_set_kind_stream(disk->part0, fs_kind, 0);
+	m.inherit = true;
 	mutex_lock(&iostream_mutex);
-	iostream_set(&grp.stream, IOSTREAM_INHERIT);
+	iostream_set(&grp.set, &m);
 	mutex_unlock(&iostream_mutex);
 	order_put_disk(disk);
 }

@@ -15,9 +15,10 @@
  *	seen by the decision point only to be traced
  * @BLK_STREAM_RULE_APP: the submitter set the stream (io_uring, a
  *	filesystem that places its own data, the raw block device's write
- *	hint); it is kept
- * @BLK_STREAM_RULE_CGROUP: the operator's io.stream setting of the bio's
- *	cgroup
+ *	hint); it is kept where the bio's cgroup allows it
+ * @BLK_STREAM_RULE_CGROUP: the io.stream setting of the bio's cgroup and
+ *	its ancestors: their single stream or 0, or the stream of their
+ *	budget that replaced another rule's choice
  * @BLK_STREAM_RULE_FS: the filesystem's stream for journal or metadata
  * @BLK_STREAM_RULE_POLICY: the disk's placement policy
  * @BLK_STREAM_RULE_DEFAULT: nothing applied: stream 0, the device's

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * io.stream: a cgroup's writes, writeback included, go to the write stream
- * the operator set for it, as the FDP device shows.
+ * io.stream: a cgroup's writes, writeback included, go to the write streams
+ * the operator allowed it, as the FDP device shows, even when the cgroup's
+ * subtree is delegated to a user who tries to reach other streams.
  *
  * Every placement check reads the device's reclaim unit handle status
  * before and after the writes and fails if any block went to a handle it
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -196,8 +198,11 @@ static void test_direct(void)
 	cg_enable_controllers(a, "+io +memory");
 	set_stream(a, devnum, "3");
 	check_dio("child_inherits_parent_stream_3", b, -1, 2);
+	/* A child cannot leave its parent's streams: 5 and 3 leave none. */
 	set_stream(b, devnum, "5");
-	check_dio("child_override_5_wins", b, -1, 4);
+	check_dio("child_pin_outside_parent_to_handle_0", b, -1, 0);
+	set_stream(b, devnum, "2-8");
+	check_dio("child_set_narrowed_to_parent_stream_3", b, -1, 2);
 	set_stream(b, devnum, "0");
 	check_dio("child_zero_overrides_parent_stream", b, -1, 0);
 	set_stream(b, devnum, "inherit");
@@ -206,11 +211,14 @@ static void test_direct(void)
 	set_stream(a, NULL, "6");
 	check_dio("child_inherits_parent_default_6", b, -1, 5);
 
-	/* The application's stream wins over the cgroup's. */
-	set_stream(b, devnum, "5");
-	check_dio("app_stream_7_wins_over_pin", b, 7, 6);
-	set_stream(b, devnum, "inherit");
+	/* The application's stream is kept only inside the cgroup's. */
 	set_stream(a, NULL, "inherit");
+	set_stream(b, devnum, "5");
+	check_dio("pin_5_confines_app_stream_7", b, 7, 4);
+	set_stream(b, devnum, "6-7");
+	check_dio("app_stream_7_kept_in_set_6-7", b, 7, 6);
+	set_stream(b, devnum, "default");
+	check_dio("default_removes_the_line", b, -1, 0);
 	cg_destroy(b);
 	cg_destroy(a);
 }
@@ -365,18 +373,19 @@ static void test_tracepoint(void)
 	long long want = DIO_SIZE / 512, got[4];
 	char cg[600], other[600], match[128];
 	uint64_t range[2] = { next_region(), DIO_SIZE };
-	struct stat st;
+	struct stat st, st_other;
 	int fd, ret;
 
 	cg_create(cg, sizeof(cg), top, "traced");
 	cg_create(other, sizeof(other), top, "untraced");
 	set_stream(cg, devnum, "3");
-	if (stat(cg, &st) || trace_ctl("trace", "") ||
+	if (stat(cg, &st) || stat(other, &st_other) || trace_ctl("trace", "") ||
 	    trace_ctl("events/block/block_write_stream/enable", "1")) {
 		ksft_test_result_fail("tracepoint_records_decisions: cannot enable the event\n");
 		goto out;
 	}
-	ret = cg_run(cg, job_fn, &pinned) || cg_run(cg, job_fn, &app) ||
+	/* The application's stream is its own where no io.stream confines it. */
+	ret = cg_run(cg, job_fn, &pinned) || cg_run(other, job_fn, &app) ||
 	      cg_run(other, job_fn, &plain_job);
 	fd = open(disk.path, O_WRONLY);
 	if (fd < 0 || ioctl(fd, BLKDISCARD, range))
@@ -388,7 +397,7 @@ static void test_tracepoint(void)
 		 (unsigned long long)st.st_ino);
 	got[0] = traced_sectors(match);
 	snprintf(match, sizeof(match), "stream=7 rule=app cgroup=%llu",
-		 (unsigned long long)st.st_ino);
+		 (unsigned long long)st_other.st_ino);
 	got[1] = traced_sectors(match);
 	got[2] = traced_sectors("stream=0 rule=default");
 	got[3] = traced_sectors("rule=none");
@@ -530,7 +539,7 @@ static int mkfs_mount(const char *fs)
 }
 
 /*
- * Buffered writes on @fs in a cgroup pinned to stream 6 (handle 5): with
+ * Buffered writes on @fs in a cgroup confined to stream 6 (handle 5): with
  * fsync, or left to background writeback, or with the cgroup removed while
  * its pages are still dirty.  The data must land on handle 5, metadata
  * only within META_SLACK of it or on handle 0, nothing elsewhere.
@@ -561,8 +570,10 @@ static void check_fs(const char *fs, enum fs_mode mode)
 		ksft_test_result_fail("%s: mkfs or mount failed\n", name);
 		return;
 	}
+	/* Writeback too uses what the parent allows: 6-8 and 1-6 leave 6. */
 	cg_create(cg, sizeof(cg), top, "fs");
-	set_stream(cg, devnum, "6");
+	set_stream(top, devnum, "6-8");
+	set_stream(cg, devnum, "1-6");
 	sync();
 	snap(&s0);
 	ret = cg_run(cg, job_fn, &j);
@@ -629,6 +640,7 @@ out:
 		set_stream(cg, devnum, "inherit");
 		cg_destroy(cg);
 	}
+	set_stream(top, devnum, "inherit");
 	umount(MNT);
 }
 
@@ -804,6 +816,389 @@ static void test_bad_input(void)
 	cg_destroy(cg);
 }
 
+/*
+ * Delegation.  The operator gives a tenant cgroup the streams of @allowed
+ * and delegates it to an unprivileged user as cgroup-v2.rst describes: the
+ * directory, its cgroup.procs, cgroup.subtree_control and cgroup.threads
+ * belong to the user, who also gets an open descriptor of the disk, as a
+ * database is given a volume.  A sibling, another tenant, has stream 7.
+ * The user then tries each way it has to reach another stream, and the
+ * device must show every byte on the handle that the tenant's streams
+ * allow, or on handle 0 where the tenant gave up placement.
+ */
+#define TENANT_UID	65534
+
+struct deleg {
+	char t[600], a[700], b[700], c[800], other[600];
+	int fd_direct;
+	off_t off;
+};
+
+/* The tenant writes "@value" to @file of @cg; 0 or -errno. */
+static int tw(const char *cg, const char *file, const char *fmt, ...)
+{
+	char buf[128];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return cg_write(cg, file, buf);
+}
+
+/* A tenant's write that must work; 1 after saying why if it did not. */
+static int tw_ok(const char *cg, const char *file, const char *value)
+{
+	int ret = tw(cg, file, "%s", value);
+
+	if (ret)
+		ksft_print_msg("tenant: '%s' > %s/%s: %s\n", value, cg, file,
+			       strerror(-ret));
+	return !!ret;
+}
+
+/* The tenant sets "@value" as the line of our disk in @cg's io.stream. */
+static int tw_disk(const char *cg, const char *value)
+{
+	char buf[128];
+
+	snprintf(buf, sizeof(buf), "%s %s", devnum, value);
+	return tw_ok(cg, "io.stream", buf);
+}
+
+/* A tenant's write that must be refused with EACCES or EPERM. */
+static int tw_refused(const char *cg, const char *file, const char *value)
+{
+	int ret = tw(cg, file, "%s", value);
+
+	if (ret == -EACCES || ret == -EPERM)
+		return 0;
+	ksft_print_msg("tenant: '%s' > %s/%s: %s, want EACCES or EPERM\n", value,
+		       cg, file, ret ? strerror(-ret) : "accepted");
+	return 1;
+}
+
+static int drop_privileges(void)
+{
+	return setgroups(0, NULL) || setgid(TENANT_UID) || setuid(TENANT_UID);
+}
+
+/* Write DIO_SIZE at @off through @fd: io_uring with @stream if >= 0. */
+static int tenant_write(int fd, off_t off, int stream)
+{
+	struct fdp_ring r;
+	void *buf;
+	size_t done;
+	int ret;
+
+	if (posix_memalign(&buf, 4096, MiB) || (stream >= 0 && fdp_ring_init(&r)))
+		return 1;
+	for (done = 0; done < DIO_SIZE; done += MiB) {
+		fill(buf, MiB, (off + done) / MiB);
+		if (stream >= 0)
+			ret = fdp_ring_write(&r, fd, buf, MiB, off + done, stream);
+		else
+			ret = pwrite(fd, buf, MiB, off + done);
+		if (ret != MiB) {
+			ksft_print_msg("tenant: write: %s\n",
+				       strerror(ret < 0 ? -ret : errno));
+			return 1;
+		}
+	}
+	if (stream >= 0)
+		fdp_ring_exit(&r);
+	free(buf);
+	return 0;
+}
+
+enum deleg_step {
+	STEP_SETUP,
+	STEP_INHERIT,
+	STEP_PIN_OUTSIDE,
+	STEP_PIN_INSIDE,
+	STEP_SET_WIDER,
+	STEP_DEFAULT_LINE,
+	STEP_ZERO,
+	STEP_REMOVE_LINES,
+	STEP_NESTED,
+	STEP_MOVE_OUT,
+	STEP_PARENT_FILES,
+	STEP_APP_STREAM,
+	STEP_RW_HINT,
+	STEP_NR,
+};
+
+static const char * const deleg_step_name[STEP_NR] = {
+	[STEP_INHERIT]		= "tenant_inherits",
+	[STEP_PIN_OUTSIDE]	= "tenant_pins_other_tenants_stream_7",
+	[STEP_PIN_INSIDE]	= "tenant_pins_stream_4",
+	[STEP_SET_WIDER]	= "tenant_sets_streams_1-8",
+	[STEP_DEFAULT_LINE]	= "tenant_default_line_7",
+	[STEP_ZERO]		= "tenant_gives_up_with_0",
+	[STEP_REMOVE_LINES]	= "tenant_removes_lines_with_default",
+	[STEP_NESTED]		= "tenant_subtree_pins_7",
+	[STEP_MOVE_OUT]		= "tenant_moves_to_other_tenant",
+	[STEP_PARENT_FILES]	= "tenant_writes_parent_files",
+	[STEP_APP_STREAM]	= "tenant_io_uring_stream_7",
+	[STEP_RW_HINT]		= "tenant_raw_disk_hint_5",
+};
+
+struct deleg_job {
+	struct deleg *d;
+	enum deleg_step step;
+};
+
+/*
+ * One step as the tenant, started by root in the tenant's cgroup a (or in
+ * the tenant's root for the setup): configure, then write DIO_SIZE.
+ */
+static int deleg_tenant(void *arg)
+{
+	struct deleg_job *j = arg;
+	struct deleg *d = j->d;
+	int fd = d->fd_direct, stream = -1, err = 0;
+	char buf[256];
+
+	if (drop_privileges())
+		return 100;
+	switch (j->step) {
+	case STEP_SETUP:
+		/* Processes in a leaf, then the controllers for the subtree. */
+		if (mkdir(d->a, 0755) || mkdir(d->b, 0755) || mkdir(d->c, 0755)) {
+			ksft_print_msg("tenant: mkdir: %s\n", strerror(errno));
+			return 101;
+		}
+		err = tw_ok(d->a, "cgroup.procs", "0") ||
+		      tw_ok(d->t, "cgroup.subtree_control", "+io +memory") ||
+		      tw_ok(d->b, "cgroup.subtree_control", "+io +memory");
+		return err ? 102 : 0;
+	case STEP_INHERIT:
+		break;
+	case STEP_PIN_OUTSIDE:
+		err = tw_disk(d->a, "7");
+		break;
+	case STEP_PIN_INSIDE:
+		err = tw_disk(d->a, "4");
+		break;
+	case STEP_SET_WIDER:
+		err = tw_disk(d->a, "1-8");
+		break;
+	case STEP_DEFAULT_LINE:
+		err = tw_disk(d->a, "default") ||
+		      tw_ok(d->a, "io.stream", "default 7");
+		break;
+	case STEP_ZERO:
+		err = tw_disk(d->a, "0");
+		break;
+	case STEP_REMOVE_LINES:
+		err = tw_disk(d->a, "default") ||
+		      tw_ok(d->a, "io.stream", "default inherit");
+		break;
+	case STEP_NESTED:
+		/* Deeper in its own subtree, where it may move itself. */
+		err = tw_disk(d->b, "7") || tw_disk(d->c, "5-8") ||
+		      tw_ok(d->c, "cgroup.procs", "0");
+		break;
+	case STEP_MOVE_OUT:
+		err = tw_refused(d->other, "cgroup.procs", "0") ||
+		      tw_refused(top, "cgroup.procs", "0") ||
+		      tw_refused(CG_ROOT, "cgroup.procs", "0");
+		break;
+	case STEP_PARENT_FILES:
+		snprintf(buf, sizeof(buf), "%s 7", devnum);
+		err = tw_refused(d->t, "io.stream", buf) ||
+		      tw_refused(d->t, "io.stream", "default 7") ||
+		      tw_refused(top, "io.stream", buf) ||
+		      tw_refused(d->other, "io.stream", buf) ||
+		      tw_refused(d->a, "io.stream.effective", buf);
+		break;
+	case STEP_APP_STREAM:
+		stream = 7;
+		break;
+	case STEP_RW_HINT:
+		/* The disk's hint, set by its owner, makes direct writes stream 5. */
+		break;
+	default:
+		return 104;
+	}
+	if (err)
+		return 105;
+	/* Whatever was tried, the tenant is still in its own subtree. */
+	if (cg_read("/proc/self", "cgroup", buf, sizeof(buf)) || !strstr(buf, "/deleg_t/")) {
+		ksft_print_msg("tenant: now in %s", buf);
+		return 106;
+	}
+	return tenant_write(fd, d->off, stream) ? 107 : 0;
+}
+
+/* Run one tenant step; check the device took DIO_SIZE on @handle only. */
+static void deleg_check(struct deleg *d, const char *round, enum deleg_step step,
+			int handle)
+{
+	struct deleg_job j = { .d = d, .step = step };
+	struct fdp_snapshot a, b;
+	struct fdp_usage u;
+	char why[512];
+	int ret;
+
+	d->off = next_region();
+	fflush(stdout);
+	if (!snap(&a)) {
+		ksft_test_result_fail("%s_%s: handle status\n", round, deleg_step_name[step]);
+		return;
+	}
+	if (step == STEP_RW_HINT &&
+	    fcntl(d->fd_direct, F_SET_RW_HINT, &(uint64_t){ RWH_WRITE_LIFE_EXTREME }))
+		ret = -errno;
+	else
+		ret = cg_run(d->a, deleg_tenant, &j);
+	if (step == STEP_RW_HINT)
+		fcntl(d->fd_direct, F_SET_RW_HINT, &(uint64_t){ RWH_WRITE_LIFE_NOT_SET });
+	if (ret || !snap(&b) || consumed(&a, &b, &u)) {
+		ksft_test_result_fail("%s_%s: tenant step failed (%d)\n", round,
+				      deleg_step_name[step], ret);
+		return;
+	}
+	if (!fdp_usage_is(&u, handle, DIO_SIZE / disk.lba_size, why, sizeof(why))) {
+		fdp_usage_print(&disk, &u);
+		ksft_test_result_fail("%s_%s: %s\n", round, deleg_step_name[step], why);
+		return;
+	}
+	ksft_test_result_pass("%s_%s\n", round, deleg_step_name[step]);
+}
+
+static int chown_cg(const char *cg, const char *file)
+{
+	char path[800];
+
+	snprintf(path, sizeof(path), "%s%s%s", cg, file ? "/" : "", file ? file : "");
+	return chown(path, TENANT_UID, TENANT_UID);
+}
+
+/* What io.stream.effective of @cg says about our disk, into @val. */
+static int effective_of(const char *cg, char *val, size_t len)
+{
+	char buf[1024], *line;
+
+	if (cg_read(cg, "io.stream.effective", buf, sizeof(buf)))
+		return -1;
+	line = strstr(buf, devnum);
+	if (!line || line[strlen(devnum)] != ' ')
+		return -1;
+	snprintf(val, len, "%s", line + strlen(devnum) + 1);
+	val[strcspn(val, "\n")] = '\0';
+	return 0;
+}
+
+/* Placement handle of stream @stream; stream 0 shares handle 0. */
+static int handle_of(int stream)
+{
+	return stream ? stream - 1 : 0;
+}
+
+/*
+ * One round: the tenant's cgroup gets @allowed, whose first stream
+ * @first takes the writes no rule placed.  Stream 4 is @s4 in it, and an
+ * application's stream 7 or 5 becomes @s7 or @s5.
+ */
+static void deleg_round(const char *round, const char *allowed, int first,
+			int s4, int s7, int s5)
+{
+	static const enum deleg_step steps[] = {
+		STEP_INHERIT, STEP_PIN_OUTSIDE, STEP_PIN_INSIDE, STEP_SET_WIDER,
+		STEP_DEFAULT_LINE, STEP_ZERO, STEP_REMOVE_LINES, STEP_NESTED,
+		STEP_MOVE_OUT, STEP_PARENT_FILES, STEP_APP_STREAM, STEP_RW_HINT,
+	};
+	struct deleg d = { .fd_direct = -1 };
+	struct deleg_job setup = { .d = &d, .step = STEP_SETUP };
+	char buf[128], eff[64];
+	unsigned int i;
+	int handle;
+
+	cg_create(d.t, sizeof(d.t), top, "deleg_t");
+	cg_create(d.other, sizeof(d.other), top, "deleg_other");
+	snprintf(d.a, sizeof(d.a), "%s/a", d.t);
+	snprintf(d.b, sizeof(d.b), "%s/b", d.t);
+	snprintf(d.c, sizeof(d.c), "%s/c", d.b);
+	set_stream(d.other, devnum, "7");
+	d.fd_direct = open(disk.path, O_WRONLY | O_DIRECT);
+	if (set_stream(d.t, devnum, allowed) || d.fd_direct < 0 ||
+	    chown_cg(d.t, NULL) || chown_cg(d.t, "cgroup.procs") ||
+	    chown_cg(d.t, "cgroup.subtree_control") || chown_cg(d.t, "cgroup.threads")) {
+		ksft_print_msg("%s: cannot give the tenant '%s': %s\n", round, allowed,
+			       strerror(errno));
+		for (i = 0; i < ARRAY_SIZE(steps) + 1; i++)
+			ksft_test_result_fail("%s_%s\n", round,
+					      i ? deleg_step_name[steps[i - 1]] :
+					      "tenant_effective_view");
+		goto out;
+	}
+	if (cg_run(d.t, deleg_tenant, &setup)) {
+		for (i = 0; i < ARRAY_SIZE(steps) + 1; i++)
+			ksft_test_result_fail("%s_%s: tenant setup failed\n", round,
+					      i ? deleg_step_name[steps[i - 1]] :
+					      "tenant_effective_view");
+		goto out;
+	}
+
+	/* What the tenant sees: its set, though it asks for more. */
+	snprintf(buf, sizeof(buf), "%s 1-8", devnum);
+	if (cg_write(d.a, "io.stream", buf) || effective_of(d.a, eff, sizeof(eff)))
+		ksft_test_result_fail("%s_tenant_effective_view: no io.stream.effective\n",
+				      round);
+	else
+		ksft_test_result(!strcmp(eff, allowed), "%s_tenant_effective_view: %s\n",
+				 round, eff);
+	snprintf(buf, sizeof(buf), "%s default", devnum);
+	cg_write(d.a, "io.stream", buf);
+
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		switch (steps[i]) {
+		case STEP_PIN_OUTSIDE:
+		case STEP_DEFAULT_LINE:
+		case STEP_ZERO:
+		case STEP_NESTED:
+			handle = 0;
+			break;
+		case STEP_PIN_INSIDE:
+			handle = handle_of(s4);
+			break;
+		case STEP_APP_STREAM:
+			handle = handle_of(s7);
+			break;
+		case STEP_RW_HINT:
+			handle = handle_of(s5);
+			break;
+		default:
+			handle = handle_of(first);
+		}
+		deleg_check(&d, round, steps[i], handle);
+	}
+out:
+	if (d.fd_direct >= 0)
+		close(d.fd_direct);
+	cg_destroy(d.c);
+	cg_destroy(d.b);
+	cg_destroy(d.a);
+	set_stream(d.t, devnum, "inherit");
+	cg_destroy(d.t);
+	set_stream(d.other, devnum, "inherit");
+	cg_destroy(d.other);
+}
+
+#define DELEG_TESTS	(2 * (1 + 12))
+
+static void test_delegation(void)
+{
+	/* A pin: stream 3 only, which every other stream becomes. */
+	deleg_round("pin_3", "3", 3, 0, 3, 3);
+	/*
+	 * A budget of two: a stream outside it becomes its (N mod 2)-th, so
+	 * 7 and 5 become 4.
+	 */
+	deleg_round("set_3-4", "3-4", 3, 4, 4, 4);
+}
+
 int main(void)
 {
 	char buf[256];
@@ -829,7 +1224,7 @@ int main(void)
 	ksft_print_msg("FDP disk %s (%s), disk without streams %s (%s)\n", disk.name,
 		       devnum, plain[0] ? plain : "none", plain_devnum);
 
-	ksft_set_plan(12 + 7 + 21);
+	ksft_set_plan(15 + 7 + 21 + DELEG_TESTS);
 	test_direct();
 	test_stat();
 	test_stat_root();
@@ -837,6 +1232,7 @@ int main(void)
 	test_tracepoint();
 	test_fs();
 	test_bad_input();
+	test_delegation();
 
 	cg_destroy(top);
 	fdp_close_disk(&disk);
