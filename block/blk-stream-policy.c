@@ -546,9 +546,12 @@ out:
  * blk_stream_disk_exit - take the policies off a disk being deleted
  * @disk: the disk
  *
- * Called from del_gendisk() once its sysfs files are gone.  The state of
- * the policy and of those in shadow is torn down now, so that their
- * modules can go; bios still being submitted see no policy.
+ * Called from del_gendisk() before the queue's sysfs files are removed, so
+ * a store to write_stream_policy or write_stream_shadow can still come
+ * after it: @sd->dead, which blk_stream_disk_alive() checks under
+ * blk_stream_mutex, makes such a store fail.  The state of the policy and
+ * of those in shadow is torn down now, so that their modules can go; bios
+ * still being submitted see no policy.
  */
 void blk_stream_disk_exit(struct gendisk *disk)
 {

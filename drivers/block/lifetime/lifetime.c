@@ -344,6 +344,7 @@ struct lt_tenant_index {
  * @last_reason: why the last layout was installed
  * @history: the last LT_HISTORY installs: reason and @now
  * @shadow: the instance runs in shadow (queue/write_stream_shadow)
+ * @node: in lt_instances, under lt_instances_mutex
  * @kobj: /sys/block/<disk>/lifetime, or lifetime_shadow in shadow
  * @debugfs: /sys/kernel/debug/block/<disk>/lifetime, or lifetime_shadow
  */
@@ -411,9 +412,19 @@ struct lt_disk {
 	} history[LT_HISTORY];
 
 	bool shadow;
+	struct list_head node;
 	struct kobject kobj;
 	struct dentry *debugfs;
 };
+
+/*
+ * Every instance of the policy, live or in shadow.  The generation
+ * watches of a disk (lt-gen.c) serve all its instances: they end only
+ * with the last one, so that clearing a shadow leaves the live instance
+ * as it was.
+ */
+static LIST_HEAD(lt_instances);
+static DEFINE_MUTEX(lt_instances_mutex);
 
 /*
  * With the irqoff_timing parameter on, the disk's lock, always held with
@@ -2449,6 +2460,9 @@ static int lt_init_instance(struct gendisk *disk, void **data, bool shadow)
 	debugfs_create_file("labels", 0400, ld->debugfs, ld, &lt_labels_fops);
 	debugfs_create_file("layout", 0400, ld->debugfs, ld, &lt_layout_fops);
 	debugfs_create_file("stats", 0400, ld->debugfs, ld, &lt_stats_fops);
+	mutex_lock(&lt_instances_mutex);
+	list_add(&ld->node, &lt_instances);
+	mutex_unlock(&lt_instances_mutex);
 	*data = ld;
 	return 0;
 
@@ -2469,16 +2483,21 @@ static int lt_init_shadow(struct gendisk *disk, void **data)
 
 static void lt_exit_disk(struct gendisk *disk, void *data)
 {
-	struct lt_disk *ld = data;
+	struct lt_disk *ld = data, *other;
+	bool last = true;
 
 	debugfs_remove_recursive(ld->debugfs);
 	kobject_del(&ld->kobj);
 	cancel_work_sync(&ld->work);
-	/*
-	 * The watches are per disk, not per instance: another instance on
-	 * the disk (live or in shadow) watches again on its next write.
-	 */
-	lt_gen_forget(disk);
+	mutex_lock(&lt_instances_mutex);
+	list_del(&ld->node);
+	list_for_each_entry(other, &lt_instances, node)
+		if (other->disk == disk)
+			last = false;
+	mutex_unlock(&lt_instances_mutex);
+	/* The watches are the disk's: another instance still uses them. */
+	if (last)
+		lt_gen_forget(disk);
 	kobject_put(&ld->kobj);
 }
 

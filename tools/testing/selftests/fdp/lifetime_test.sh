@@ -673,7 +673,7 @@ if [ "$how" = none ]; then
 elif [ -n "$how" ]; then
 	start_policy $((4 * MiB))
 	echo "lifetime hint" >$q/write_stream_shadow ||
-		diag "cannot run lifetime and hint in shadow"
+		bail "cannot run lifetime and hint in shadow"
 	"$tool" write --offset 0 --size $((4 * MiB)) >/dev/null
 	sync
 	before=$(dd if=/dev/$disk bs=1M count=4 iflag=direct status=none | sha256sum)

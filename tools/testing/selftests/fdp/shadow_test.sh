@@ -165,7 +165,7 @@ ktap_set_plan $nr_tests
 # --- live none, lifetime in shadow ------------------------------------------
 if [ $lt_rc = 0 ]; then
 	setup_fs || bail "cannot make ext4 on $disk"
-	echo none >$q/write_stream_policy
+	echo none >$q/write_stream_policy || bail "cannot set policy none"
 	echo lifetime >$q/write_stream_shadow || bail "cannot run lifetime in shadow"
 	echo $((8 * MiB)) >/sys/block/$disk/lifetime_shadow/reclaim_age
 	check "lifetime in shadow has files of its own, and no live instance's" \
@@ -213,8 +213,8 @@ fi
 # ext4's journal and metadata writes reach the policy with their kinds,
 # which the default map places; its data writes have no hint.
 setup_fs || bail "cannot make ext4 on $disk"
-echo default >$q/write_stream_hint_map
-echo hint >$q/write_stream_policy
+echo default >$q/write_stream_hint_map || bail "cannot reset the hint map"
+echo hint >$q/write_stream_policy || bail "cannot set policy hint"
 echo hint >$q/write_stream_shadow || bail "cannot run hint in shadow"
 trace_start
 for i in $(seq 1 32); do
@@ -243,10 +243,11 @@ umount $mnt
 # policy (shared state, or one seeing writes the other does not).
 if [ $lt_rc = 0 ]; then
 	setup_fs || bail "cannot make ext4 on $disk"
-	echo lifetime >$q/write_stream_policy
-	echo lifetime >$q/write_stream_shadow
-	echo $((8 * MiB)) >/sys/block/$disk/lifetime/reclaim_age
-	echo $((8 * MiB)) >/sys/block/$disk/lifetime_shadow/reclaim_age
+	echo lifetime >$q/write_stream_policy || bail "cannot set policy lifetime"
+	echo lifetime >$q/write_stream_shadow || bail "cannot run lifetime in shadow"
+	echo $((8 * MiB)) >/sys/block/$disk/lifetime/reclaim_age &&
+		echo $((8 * MiB)) >/sys/block/$disk/lifetime_shadow/reclaim_age ||
+		bail "cannot set the reclaim age"
 	train s2 lifetime lifetime_shadow
 	trace_start
 	read -r h0 hother < <(more_writes s2 | handle0_split)
