@@ -165,6 +165,20 @@ static const struct iostream_chain_case iostream_chain_cases[] = {
 #undef ANY
 #undef BUDGET
 
+/*
+ * Parse @val into @m, as a test's setup: a failure is reported, and the
+ * caller must not use @m then (it may hold anything).  Not an assertion,
+ * which would end the test with iostream_mutex held.
+ */
+static int expect_parse(struct kunit *test, const char *val,
+			unsigned int max, bool line, struct iostream_mask *m)
+{
+	int ret = iostream_parse_value(val, max, line, m);
+
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "parsing \"%s\"", val);
+	return ret;
+}
+
 static void iostream_chain_case_desc(const struct iostream_chain_case *c,
 				     char *desc)
 {
@@ -207,16 +221,13 @@ static void iostream_test_effective(struct kunit *test)
 		blkg[i + 1].blkcg = &blkcg[i];
 		blkg[i + 1].pd[plid] = &grp[i].pd;
 		blkcg[i].cpd[plid] = &isc[i].cpd;
-		if (c->line[i]) {
-			KUNIT_EXPECT_EQ(test, iostream_parse_value(c->line[i], 8,
-								   true, &m), 0);
+		/* @m is set only by a parse that succeeded. */
+		if (c->line[i] &&
+		    !expect_parse(test, c->line[i], 8, true, &m))
 			iostream_set(&grp[i].set, &m);
-		}
-		if (c->dfl[i]) {
-			KUNIT_EXPECT_EQ(test, iostream_parse_value(c->dfl[i], 255,
-								   false, &m), 0);
+		if (c->dfl[i] &&
+		    !expect_parse(test, c->dfl[i], 255, false, &m))
 			iostream_set(&isc[i].dfl, &m);
-		}
 	}
 	mutex_unlock(&iostream_mutex);
 
@@ -252,17 +263,17 @@ static void iostream_test_set_counts_pins(struct kunit *test)
 
 	mutex_lock(&iostream_mutex);
 	before = atomic_read(&iostream_nr_pins);
-	KUNIT_EXPECT_EQ(test, iostream_parse_value("3", 8, true, &m), 0);
-	iostream_set(&slot, &m);
+	if (!expect_parse(test, "3", 8, true, &m))
+		iostream_set(&slot, &m);
 	KUNIT_EXPECT_EQ(test, atomic_read(&iostream_nr_pins), before + 1);
-	KUNIT_EXPECT_EQ(test, iostream_parse_value("0", 8, true, &m), 0);
-	iostream_set(&slot, &m);
+	if (!expect_parse(test, "0", 8, true, &m))
+		iostream_set(&slot, &m);
 	KUNIT_EXPECT_EQ(test, atomic_read(&iostream_nr_pins), before + 1);
-	KUNIT_EXPECT_EQ(test, iostream_parse_value("2-5", 8, true, &m), 0);
-	iostream_set(&slot, &m);
+	if (!expect_parse(test, "2-5", 8, true, &m))
+		iostream_set(&slot, &m);
 	KUNIT_EXPECT_EQ(test, atomic_read(&iostream_nr_pins), before + 1);
-	KUNIT_EXPECT_EQ(test, iostream_parse_value("default", 8, true, &m), 0);
-	iostream_set(&slot, &m);
+	if (!expect_parse(test, "default", 8, true, &m))
+		iostream_set(&slot, &m);
 	KUNIT_EXPECT_EQ(test, atomic_read(&iostream_nr_pins), before);
 	iostream_set(&slot, &m);
 	KUNIT_EXPECT_EQ(test, atomic_read(&iostream_nr_pins), before);
