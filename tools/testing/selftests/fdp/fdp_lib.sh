@@ -18,12 +18,13 @@ diag() { echo "# $*"; }
 bail() { cleanup; ktap_exit_fail_msg "$*"; }
 skip_all() { ktap_skip_all "$*"; exit "$KSFT_SKIP"; }
 
-# Print the KTAP header and find the disk named by $FDP_TEST_DEV: $disk,
-# $streams, $dev (MAJ:MIN) and $q (its queue directory).  Skips without
-# a disk named, or when it has no write streams (unless $FDP_HANDLES says
-# it has); fails on a name that is no whole disk.
+# fdp_named_disk [MIN]: print the KTAP header and find the disk named by
+# $FDP_TEST_DEV: $disk, $streams, $dev (MAJ:MIN) and $q (its queue
+# directory).  Skips without a disk named, or when it has fewer than MIN
+# write streams (default 2; unless $FDP_HANDLES says it has them); fails
+# on a name that is no whole disk.
 fdp_named_disk() {
-	local disk_kv streams_kv
+	local disk_kv streams_kv min=${1:-2}
 
 	ktap_print_header
 	if [ -z "${FDP_TEST_DEV:-}" ]; then
@@ -39,10 +40,10 @@ fdp_named_disk() {
 	export FDP_DISK=$disk
 	read -r disk_kv _ streams_kv _ < <("$tool" info 2>/dev/null)
 	streams=${streams_kv#max_write_streams=}
-	if [ "${disk_kv#disk=}" != "$disk" ] || [ "${streams:-0}" -lt 2 ]; then
+	if [ "${disk_kv#disk=}" != "$disk" ] || [ "${streams:-0}" -lt "$min" ]; then
 		[ -n "${FDP_HANDLES:-}" ] &&
-			ktap_exit_fail_msg "FDP_TEST_DEV=$FDP_TEST_DEV: no FDP write streams"
-		skip_all "FDP_TEST_DEV=$FDP_TEST_DEV: no FDP write streams"
+			ktap_exit_fail_msg "FDP_TEST_DEV=$FDP_TEST_DEV: fewer than $min FDP write streams"
+		skip_all "FDP_TEST_DEV=$FDP_TEST_DEV: fewer than $min FDP write streams"
 	fi
 	dev=$(cat /sys/block/$disk/dev)
 	q=/sys/block/$disk/queue

@@ -16,10 +16,8 @@
 # destroyed; skips when none is named or it has fewer than six write
 # streams.
 
-DIR="$(dirname "$(readlink -f "$0")")"
-. "$DIR"/../kselftest/ktap_helpers.sh
-
-tool=$DIR/fdp_tool
+dir=$(cd "$(dirname "$0")" && pwd)
+. "$dir/fdp_lib.sh"
 mnt=
 
 cleanup() {
@@ -75,38 +73,12 @@ remount_fails() {
 	fi
 }
 
-ktap_print_header
-if [ "$(id -u)" != 0 ]; then
-	ktap_skip_all "must run as root"
-	exit "$KSFT_SKIP"
-fi
+fdp_named_disk 6
+[ "$(id -u)" = 0 ] || skip_all "must run as root"
 for cmd in mkfs.ext4 mkfs.xfs xfs_io python3; do
-	if ! command -v $cmd >/dev/null; then
-		ktap_skip_all "$cmd is not installed"
-		exit "$KSFT_SKIP"
-	fi
+	command -v $cmd >/dev/null || skip_all "$cmd is not installed"
 done
-if [ -z "${FDP_TEST_DEV:-}" ]; then
-	ktap_skip_all "no disk named: set FDP_TEST_DEV=/dev/nvmeXnY to an NVMe FDP" \
-		"namespace whose data the test may destroy"
-	exit "$KSFT_SKIP"
-fi
-[ -b "$FDP_TEST_DEV" ] ||
-	ktap_exit_fail_msg "FDP_TEST_DEV=$FDP_TEST_DEV: not a block device"
-disk=$(basename "$(readlink -f "/sys/dev/block/$(stat -L -c %Hr:%Lr "$FDP_TEST_DEV")")")
-[ -d "/sys/block/$disk" ] ||
-	ktap_exit_fail_msg "FDP_TEST_DEV=$FDP_TEST_DEV: a partition; name the whole disk"
-# fdp_tool works on the disk named by $FDP_DISK.
-export FDP_DISK=$disk
-read -r _ _ streams_kv _ < <("$tool" info 2>/dev/null)
-streams=${streams_kv#max_write_streams=}
-if [ "${streams:-0}" -lt 6 ]; then
-	[ -n "${FDP_HANDLES:-}" ] &&
-		ktap_exit_fail_msg "FDP_TEST_DEV=$FDP_TEST_DEV: fewer than 6 write streams"
-	ktap_skip_all "FDP_TEST_DEV=$FDP_TEST_DEV: fewer than 6 write streams"
-	exit "$KSFT_SKIP"
-fi
-dev=/dev/$disk
+dev=/dev/$disk	# the node, not fdp_named_disk's MAJ:MIN
 mnt=$(mktemp -d)
 
 ktap_set_plan 4
