@@ -41,9 +41,10 @@ fdp_named_disk() {
 	read -r disk_kv _ streams_kv _ < <("$tool" info 2>/dev/null)
 	streams=${streams_kv#max_write_streams=}
 	if [ "${disk_kv#disk=}" != "$disk" ] || [ "${streams:-0}" -lt "$min" ]; then
-		[ -n "${FDP_HANDLES:-}" ] &&
-			ktap_exit_fail_msg "FDP_TEST_DEV=$FDP_TEST_DEV: fewer than $min FDP write streams"
-		skip_all "FDP_TEST_DEV=$FDP_TEST_DEV: fewer than $min FDP write streams"
+		local few="FDP_TEST_DEV=$FDP_TEST_DEV: fewer than $min FDP write streams"
+
+		[ -n "${FDP_HANDLES:-}" ] && ktap_exit_fail_msg "$few"
+		skip_all "$few"
 	fi
 	dev=$(cat /sys/block/$disk/dev)
 	q=/sys/block/$disk/queue
