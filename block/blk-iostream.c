@@ -15,20 +15,29 @@
  *   default inherit
  *   259:0 3-4
  *
- * A value is "inherit" (no setting of its own), 0 (no stream: the
- * device's default placement, even where the disk's placement policy would
- * place) or a set of streams of the disk.  As with cpuset, a cgroup gets
- * only what all its ancestors allow: its effective set is the intersection
- * of the settings from it up to the root, and an empty intersection is 0.
- * So a delegated subtree, whose owner writes the io.stream files of its
- * sub-cgroups but not of its own root, can never reach a stream its
- * ancestors did not give it.  An effective set of one stream pins the
- * writes to it; of several, it is a budget: the submitter's stream, the
- * filesystem's or the disk's placement policy's choice is kept if it is in
- * the set and replaced by one of the set if not (see block/blk-stream.c for
- * the order).  The root has no file: no setting anywhere leaves every rule
- * free.  A value the disk no longer has (streams shrank after a reset)
- * falls back to 0 and is counted.
+ * A value is "inherit" (no setting of its own), 0 (no stream) or a set of
+ * streams of the disk.  As with cpuset, a cgroup gets only what its
+ * ancestors allow: its effective set is its setting intersected with its
+ * parent's effective set.  Where that is empty, or the setting is 0, the
+ * cgroup keeps its parent's effective set: on FDP a write without a stream
+ * goes to the namespace's default handle, which is stream 1's, so "no
+ * stream" would be one more stream, the one the operator may have given
+ * another tenant.  0 means the device's default placement only where no
+ * ancestor has a setting.  So a delegated subtree, whose owner writes the
+ * io.stream files of its sub-cgroups but not of its own root, can never
+ * reach a stream or handle its ancestors did not give it.  An effective
+ * set of one stream pins the writes to it; of several, it is a budget: the
+ * submitter's stream, the filesystem's or the disk's placement policy's
+ * choice is kept if it is in the set and replaced by one of the set if not
+ * (see block/blk-stream.c for the order).  The root has no file: no setting
+ * anywhere leaves every rule free.
+ *
+ * Effective sets are computed when a setting changes and when a (cgroup,
+ * disk) pair gets its blkg, and kept in the blkg's policy data: the
+ * decision point reads one word and, for a budget, one set, without a lock
+ * or a retry.  Only streams the disk had then are in them; if it later
+ * loses streams (after a reset), a write placed on one it no longer has
+ * falls back to stream 0 and is counted.
  *
  * The policy is active on every disk so that each (cgroup, disk) pair has
  * a place for its setting and for the bytes and I/Os it wrote per stream,
@@ -53,12 +62,13 @@
 static struct blkcg_policy blkcg_policy_iostream;
 
 /**
- * struct iostream_mask - an io.stream setting, or the streams it leaves
+ * struct iostream_mask - an io.stream setting, or an effective set
  * @inherit: no setting ("inherit"); for an effective set: no cgroup up to
  *	the root has one, every stream is allowed
  * @map: the streams allowed, from 1 to %IOSTREAM_MAX; none for "0"
  *
- * Written under iostream_mutex and iostream_seq, read under either.
+ * A setting is written under iostream_mutex and iostream_seq, and read
+ * under either.
  */
 struct iostream_mask {
 	bool inherit;
@@ -89,6 +99,13 @@ struct iostream_stat {
  * struct iostream_grp - per (cgroup, disk) data
  * @pd: policy data
  * @set: the cgroup's line for this disk
+ * @rule2: what the effective set means for a write (see
+ *	__blkcg_write_stream()), read with one load
+ * @cur: which of @eff is the effective set; the other is the next one
+ * @eff: the effective set of the cgroup on the disk, and room for the next
+ *	one.  Both are written under the disk's queue_lock: the next one, and
+ *	then @cur, only after an RCU grace period since @cur last changed, so
+ *	that a reader under rcu_read_lock() sees one whole set.
  * @nr_stat: entries in @stat: the disk's streams when this was allocated,
  *	plus stream 0
  * @stat: per-CPU bytes and I/Os per stream
@@ -97,6 +114,9 @@ struct iostream_stat {
 struct iostream_grp {
 	struct blkg_policy_data pd;
 	struct iostream_mask set;
+	int rule2;
+	unsigned int cur;
+	struct iostream_mask eff[2];
 	unsigned int nr_stat;
 	struct iostream_stat __percpu *stat;
 	u64 __percpu *fallback;
@@ -104,12 +124,12 @@ struct iostream_grp {
 
 /*
  * Settings other than "inherit", over all cgroups and disks: while there
- * are any, the decision point runs and walks each write's cgroups (see
- * blkcg_write_stream()).  The count changes under the locks of the
+ * are any, the decision point runs and reads each write's effective set
+ * (see blkcg_write_stream()).  The count changes under the locks of the
  * setting (or none, when a cgroup goes away); the static key follows it
  * under iostream_mutex, which also serializes writers of io.stream.
- * iostream_seq lets the decision point, which takes no lock, read all the
- * settings from a cgroup up to the root as one consistent whole.
+ * iostream_seq lets a new blkg, set up under its queue's lock alone, read
+ * its cgroup's default whole.
  */
 atomic_t iostream_nr_pins = ATOMIC_INIT(0);
 static DEFINE_MUTEX(iostream_mutex);
@@ -159,6 +179,11 @@ static struct iostream_grp *blkg_to_iostream(struct blkcg_gq *blkg)
 	return pd ? container_of(pd, struct iostream_grp, pd) : NULL;
 }
 
+static struct blkcg *iostream_parent(struct blkcg *blkcg)
+{
+	return css_to_blkcg(blkcg->css.parent);
+}
+
 /*
  * The setting that applies to @blkcg on a disk: its line for the disk
  * (from @blkg, its blkg there, if it has one), else its default.
@@ -166,7 +191,7 @@ static struct iostream_grp *blkg_to_iostream(struct blkcg_gq *blkg)
 static const struct iostream_mask *iostream_level(struct blkcg_gq *blkg,
 						  struct blkcg *blkcg)
 {
-	struct iostream_grp *grp = blkg_to_iostream(blkg);
+	struct iostream_grp *grp = blkg ? blkg_to_iostream(blkg) : NULL;
 	struct iostream_blkcg *isc = blkcg_to_iostream(blkcg);
 
 	if (grp && !grp->set.inherit)
@@ -176,59 +201,204 @@ static const struct iostream_mask *iostream_level(struct blkcg_gq *blkg,
 	return NULL;
 }
 
-/* Narrow @eff, the effective set of the levels below, by one level's. */
+static const struct iostream_mask iostream_any = { .inherit = true };
+
+/*
+ * The effective set of a level whose parent's is @parent, on a disk with
+ * @max streams: @parent narrowed by the level's setting @m (NULL for
+ * none).  Below a level with a setting, a setting of 0 or one that leaves
+ * nothing of @parent keeps @parent: the level cannot give up the streams
+ * it was given for the default placement, which on FDP is stream 1's
+ * handle.  @eff may be @parent.
+ */
 static void iostream_narrow(struct iostream_mask *eff,
-			    const struct iostream_mask *m)
+			    const struct iostream_mask *parent,
+			    const struct iostream_mask *m, unsigned int max)
 {
-	if (!m)
+	DECLARE_BITMAP(map, IOSTREAM_BITS);
+
+	if (!m) {
+		if (eff != parent)
+			*eff = *parent;
 		return;
-	if (eff->inherit)
-		bitmap_copy(eff->map, m->map, IOSTREAM_BITS);
-	else
-		bitmap_and(eff->map, eff->map, m->map, IOSTREAM_BITS);
+	}
+	bitmap_copy(map, m->map, IOSTREAM_BITS);
+	if (max < IOSTREAM_MAX)
+		bitmap_clear(map, max + 1, IOSTREAM_MAX - max);
+	if (!parent->inherit &&
+	    !bitmap_and(map, map, parent->map, IOSTREAM_BITS))
+		bitmap_copy(map, parent->map, IOSTREAM_BITS);
 	eff->inherit = false;
+	bitmap_copy(eff->map, map, IOSTREAM_BITS);
+}
+
+/* What an effective set says to rule 2: see __blkcg_write_stream(). */
+static int iostream_rule2(const struct iostream_mask *eff)
+{
+	unsigned int first;
+
+	if (eff->inherit)
+		return BLKCG_STREAM_ANY;
+	first = find_first_bit(eff->map, IOSTREAM_BITS);
+	if (first == IOSTREAM_BITS)
+		return 0;
+	if (find_next_bit(eff->map, IOSTREAM_BITS, first + 1) < IOSTREAM_BITS)
+		return BLKCG_STREAM_BUDGET;
+	return first;
+}
+
+/* The effective set in force for @grp; under rcu_read_lock() or a lock. */
+static const struct iostream_mask *iostream_grp_eff(struct iostream_grp *grp)
+{
+	/* Pairs with the release in iostream_update_blkg(). */
+	return &grp->eff[smp_load_acquire(&grp->cur)];
 }
 
 /*
- * The effective set of @blkg's cgroup on its disk: the intersection of
- * the settings of it and its ancestors, read as one whole.  Takes no lock.
+ * Compute @blkg's effective set, on a disk with @max streams, from its
+ * parent's and its own setting, and put it in force.  Under the disk's
+ * queue_lock, parents first, and either before anyone can see @blkg or
+ * (iostream_update()) an RCU grace period after @blkg's set last changed.
+ * A caller not holding iostream_mutex reads the settings under
+ * iostream_seq.
  */
-static void iostream_effective(struct blkcg_gq *blkg, struct iostream_mask *eff)
+static void iostream_update_blkg(struct blkcg_gq *blkg, unsigned int max)
 {
-	struct blkcg_gq *pos;
+	struct iostream_grp *grp = blkg_to_iostream(blkg);
+	struct iostream_grp *pgrp;
+	const struct iostream_mask *parent = &iostream_any;
+	unsigned int next;
+
+	if (!grp)
+		return;
+	next = !grp->cur;
+	if (blkg->parent) {
+		pgrp = blkg_to_iostream(blkg->parent);
+		if (pgrp)
+			parent = &pgrp->eff[pgrp->cur];
+		iostream_narrow(&grp->eff[next], parent,
+				iostream_level(blkg, blkg->blkcg), max);
+	} else {
+		grp->eff[next] = iostream_any;
+	}
+	WRITE_ONCE(grp->rule2, iostream_rule2(&grp->eff[next]));
+	/* The set is whole before a reader can find it (iostream_grp_eff()). */
+	smp_store_release(&grp->cur, next);
+}
+
+/* Recompute the effective sets of every cgroup on @q's disk. */
+static void iostream_update_queue(struct request_queue *q)
+{
+	unsigned int max = q->limits.max_write_streams;
+	struct blkcg_gq *blkg;
+
+	spin_lock_irq(&q->queue_lock);
+	/* blkg_list is pushed at the head: a reverse walk meets parents first */
+	list_for_each_entry_reverse(blkg, &q->blkg_list, q_node)
+		iostream_update_blkg(blkg, max);
+	spin_unlock_irq(&q->queue_lock);
+}
+
+/*
+ * Recompute the effective sets after a change of settings: on @q's disk,
+ * or on every disk when @q is NULL (a cgroup's default changed).  Under
+ * iostream_mutex, which keeps the settings still and updates apart.
+ */
+static void iostream_update(struct request_queue *q)
+{
+	struct blkcg_gq *root;
+
+	lockdep_assert_held(&iostream_mutex);
+	/* No reader is still in a set that an earlier update left. */
+	synchronize_rcu();
+	if (q) {
+		iostream_update_queue(q);
+		return;
+	}
+	rcu_read_lock();
+	hlist_for_each_entry_rcu(root, &blkcg_root.blkg_list, blkcg_node)
+		iostream_update_queue(root->q);
+	rcu_read_unlock();
+}
+
+/*
+ * A new blkg (or one the policy is being activated on): compute its
+ * effective set before any write can use it.  Called with the disk's
+ * queue_lock held, so with no update of the disk's sets under way.
+ */
+static void iostream_pd_init(struct blkg_policy_data *pd)
+{
+	struct blkcg_gq *blkg = pd->blkg;
 	unsigned int seq;
 
 	do {
 		seq = read_seqcount_begin(&iostream_seq);
-		eff->inherit = true;
-		for (pos = blkg; pos && pos->parent; pos = pos->parent)
-			iostream_narrow(eff, iostream_level(pos, pos->blkcg));
+		iostream_update_blkg(blkg, blkg->q->limits.max_write_streams);
 	} while (read_seqcount_retry(&iostream_seq, seq));
+}
+
+/*
+ * The blkg whose effective set confines a write that carries its
+ * submitter's stream but is charged to the root cgroup or to none, as
+ * when the submitter's cgroup is dying or its blkg could not be allocated:
+ * the submitting task's, since the submitter chose the stream.  The bio's
+ * own blkg when the submitter is in the root cgroup or not in a task;
+ * NULL when the submitter's cgroup has no blkg on the disk, so no known
+ * set.  Under rcu_read_lock().
+ */
+static struct blkcg_gq *iostream_submitter_blkg(struct bio *bio)
+{
+	struct cgroup_subsys_state *css;
+
+	if (!in_task())
+		return bio->bi_blkg;
+	css = kthread_blkcg() ?: task_css(current, io_cgrp_id);
+	if (!css || !css->parent)
+		return bio->bi_blkg;
+	return blkg_lookup(css_to_blkcg(css), bdev_get_queue(bio->bi_bdev));
+}
+
+/* Whether @bio's own blkg may not be the one that confines it. */
+static bool iostream_root_charged(struct bio *bio)
+{
+	return bio->bi_write_stream &&
+	       (!bio->bi_blkg || !bio->bi_blkg->parent);
 }
 
 /**
  * __blkcg_write_stream - rule 2: what io.stream allows a bio's cgroup
  * @bio: a write bio
  *
+ * A write that carries its submitter's stream and is charged to the root
+ * or to no cgroup is confined by the submitting task's cgroup (see
+ * iostream_submitter_blkg()); where that cgroup has no effective set on
+ * the disk, the submitter's stream is dropped and the other rules decide.
+ *
  * Return: %BLKCG_STREAM_ANY when no cgroup from the bio's up to the root
  * has a setting, %BLKCG_STREAM_BUDGET when the effective set has several
  * streams (blkcg_confine_write_stream() keeps the bio in it), else the one
- * stream the bio must use: its single stream, or 0 when it has none.
+ * stream the bio must use: its single stream, or 0 when no cgroup above
+ * it confines it and it gave up placement.
  */
 int __blkcg_write_stream(struct bio *bio)
 {
-	struct iostream_mask eff;
-	unsigned int first;
+	struct blkcg_gq *blkg = bio->bi_blkg;
+	struct iostream_grp *grp;
+	int ret = BLKCG_STREAM_ANY;
 
-	iostream_effective(bio->bi_blkg, &eff);
-	if (eff.inherit)
-		return BLKCG_STREAM_ANY;
-	first = find_first_bit(eff.map, IOSTREAM_BITS);
-	if (first == IOSTREAM_BITS)
-		return 0;
-	if (find_next_bit(eff.map, IOSTREAM_BITS, first + 1) < IOSTREAM_BITS)
-		return BLKCG_STREAM_BUDGET;
-	return first;
+	if (likely(!iostream_root_charged(bio))) {
+		grp = blkg ? blkg_to_iostream(blkg) : NULL;
+		return grp ? READ_ONCE(grp->rule2) : BLKCG_STREAM_ANY;
+	}
+	rcu_read_lock();
+	blkg = iostream_submitter_blkg(bio);
+	grp = blkg ? blkg_to_iostream(blkg) : NULL;
+	if (grp)
+		ret = READ_ONCE(grp->rule2);
+	else if (blkg != bio->bi_blkg)
+		bio->bi_write_stream = 0;
+	rcu_read_unlock();
+	return ret;
 }
 
 /* @stream if @eff allows it, else the (@stream mod n)-th of its n streams. */
@@ -260,10 +430,17 @@ static unsigned int iostream_confine(const struct iostream_mask *eff,
  */
 unsigned int blkcg_confine_write_stream(struct bio *bio, unsigned int stream)
 {
-	struct iostream_mask eff;
+	struct blkcg_gq *blkg = bio->bi_blkg;
+	struct iostream_grp *grp;
 
-	iostream_effective(bio->bi_blkg, &eff);
-	return iostream_confine(&eff, stream);
+	rcu_read_lock();
+	if (iostream_root_charged(bio))
+		blkg = iostream_submitter_blkg(bio);
+	grp = blkg ? blkg_to_iostream(blkg) : NULL;
+	if (grp)
+		stream = iostream_confine(iostream_grp_eff(grp), stream);
+	rcu_read_unlock();
+	return stream;
 }
 
 /**
@@ -283,17 +460,22 @@ void blkcg_iostream_pinned(struct gendisk *disk, unsigned long *map,
 			   unsigned int nbits)
 {
 	struct request_queue *q = disk->queue;
-	struct iostream_mask eff;
+	const struct iostream_mask *eff;
+	struct iostream_grp *grp;
 	struct blkcg_gq *blkg;
 	unsigned int s;
 
 	nbits = min_t(unsigned int, nbits, IOSTREAM_BITS);
+	/* The sets change only under the queue lock. */
 	spin_lock_irq(&q->queue_lock);
 	list_for_each_entry(blkg, &q->blkg_list, q_node) {
-		iostream_effective(blkg, &eff);
-		if (eff.inherit)
+		grp = blkg_to_iostream(blkg);
+		if (!grp)
 			continue;
-		for_each_set_bit(s, eff.map, nbits)
+		eff = &grp->eff[grp->cur];
+		if (eff->inherit)
+			continue;
+		for_each_set_bit(s, eff->map, nbits)
 			__set_bit(s, map);
 	}
 	spin_unlock_irq(&q->queue_lock);
@@ -352,6 +534,9 @@ static struct blkg_policy_data *iostream_pd_alloc(struct gendisk *disk,
 	if (!grp)
 		return NULL;
 	grp->set.inherit = true;
+	/* Until iostream_pd_init(): what no setting gives. */
+	grp->eff[0].inherit = true;
+	grp->rule2 = BLKCG_STREAM_ANY;
 	/* Disks without streams only count fallbacks: nothing to place. */
 	if (nr > 1) {
 		grp->stat = __alloc_percpu_gfp(nr * sizeof(*grp->stat),
@@ -443,10 +628,37 @@ static int iostream_show(struct seq_file *sf, void *v)
 }
 
 /*
+ * The effective set of @blkcg on @q's disk: its blkg's or, for a cgroup
+ * that has none there (it never wrote to the disk), the nearest
+ * ancestor's narrowed by the defaults of the cgroups in between, as its
+ * blkg would get it.  Under iostream_mutex and rcu_read_lock().
+ */
+static void iostream_cgroup_eff(struct blkcg *blkcg, struct request_queue *q,
+				struct iostream_mask *eff)
+{
+	unsigned int max = q->limits.max_write_streams;
+	struct blkcg *top = blkcg, *pos;
+	struct iostream_grp *grp;
+	struct blkcg_gq *blkg;
+
+	while (!(blkg = blkg_lookup(top, q)) && iostream_parent(top))
+		top = iostream_parent(top);
+	grp = blkg ? blkg_to_iostream(blkg) : NULL;
+	*eff = grp ? *iostream_grp_eff(grp) : iostream_any;
+	/* Down from @top, one level at a time. */
+	while (top != blkcg) {
+		for (pos = blkcg; iostream_parent(pos) != top;
+		     pos = iostream_parent(pos))
+			;
+		iostream_narrow(eff, eff, iostream_level(NULL, pos), max);
+		top = pos;
+	}
+}
+
+/*
  * io.stream.effective: for each disk with streams, the streams the
- * cgroup's writes may use there, "any" when no cgroup up to the root has a
- * setting.  A cgroup that never wrote to the disk has no blkg there, nor
- * may its ancestors: their defaults apply.
+ * cgroup's writes may use there, "inherit" when no cgroup up to the root
+ * has a setting.
  */
 static int iostream_effective_show(struct seq_file *sf, void *v)
 {
@@ -458,20 +670,13 @@ static int iostream_effective_show(struct seq_file *sf, void *v)
 	hlist_for_each_entry_rcu(root, &blkcg_root.blkg_list, blkcg_node) {
 		struct request_queue *q = root->q;
 		const char *dname = blkg_dev_name(root);
-		struct iostream_mask eff = { .inherit = true };
-		struct blkcg *pos;
+		struct iostream_mask eff;
 
 		if (!dname || !q->limits.max_write_streams)
 			continue;
-		for (pos = blkcg; pos && pos != &blkcg_root;
-		     pos = css_to_blkcg(pos->css.parent))
-			iostream_narrow(&eff, iostream_level(blkg_lookup(pos, q),
-							     pos));
+		iostream_cgroup_eff(blkcg, q, &eff);
 		seq_printf(sf, "%s ", dname);
-		if (eff.inherit)
-			seq_puts(sf, "any\n");
-		else
-			iostream_print_value(sf, &eff);
+		iostream_print_value(sf, &eff);
 	}
 	rcu_read_unlock();
 	mutex_unlock(&iostream_mutex);
@@ -495,13 +700,12 @@ static const char *iostream_parse_num(const char *p, const char *end,
 }
 
 /*
- * Parse one value into @m: "inherit"; on a disk's line (@line) also
- * "default", which removes the line as "inherit" does; "0"; or a list of
- * streams from 1 to @max, such as "3", "3,5" or "2-4,7".  Leading and
- * trailing white space is allowed, nothing else.  @m is written only on
- * success.
+ * Parse one value into @m: "default" or its synonym "inherit", which
+ * remove a setting; "0"; or a list of streams from 1 to @max, such as "3",
+ * "3,5" or "2-4,7".  Leading and trailing white space is allowed, nothing
+ * else.  @m is written only on success.
  */
-static int iostream_parse_value(const char *s, unsigned int max, bool line,
+static int iostream_parse_value(const char *s, unsigned int max,
 				struct iostream_mask *m)
 {
 	DECLARE_BITMAP(map, IOSTREAM_BITS);
@@ -512,8 +716,8 @@ static int iostream_parse_value(const char *s, unsigned int max, bool line,
 	len = strcspn(s, " \t\n");
 	if (!len || s[len + strspn(s + len, " \t\n")])
 		return -EINVAL;
-	if ((len == 7 && !strncmp(s, "inherit", 7)) ||
-	    (line && len == 7 && !strncmp(s, "default", 7))) {
+	if (len == 7 &&
+	    (!strncmp(s, "inherit", 7) || !strncmp(s, "default", 7))) {
 		m->inherit = true;
 		bitmap_zero(m->map, IOSTREAM_BITS);
 		return 0;
@@ -577,16 +781,14 @@ static ssize_t iostream_write_disk(struct blkcg *blkcg, char *buf)
 	if (ret)
 		return ret;
 
+	/*
+	 * A delegatee may write this file: the error is all it gets, so that
+	 * it cannot fill the log.
+	 */
 	max = ctx.bdev->bd_disk->queue->limits.max_write_streams;
-	ret = iostream_parse_value(ctx.body, max, true, &m);
-	if (!max && (ret || !m.inherit)) {
-		pr_warn_ratelimited("io.stream: %s has no write streams\n",
-				    ctx.bdev->bd_disk->disk_name);
+	ret = iostream_parse_value(ctx.body, max, &m);
+	if (!max && !ret && !m.inherit)
 		ret = -EINVAL;
-	} else if (ret) {
-		pr_warn_ratelimited("io.stream: %s: '%s' is not inherit, default, 0 or a list of streams from 1 to %u\n",
-				    ctx.bdev->bd_disk->disk_name, strim(ctx.body), max);
-	}
 	if (ret)
 		goto close_bdev;
 
@@ -599,6 +801,7 @@ static ssize_t iostream_write_disk(struct blkcg *blkcg, char *buf)
 		goto close_bdev;
 	iostream_set(&blkg_to_iostream(ctx.blkg)->set, &m);
 	blkg_conf_unprep(&ctx);
+	iostream_update(ctx.bdev->bd_disk->queue);
 close_bdev:
 	blkg_conf_close_bdev(&ctx);
 	return ret;
@@ -618,14 +821,14 @@ static ssize_t iostream_write(struct kernfs_open_file *of, char *buf,
 		/* "default VALUE" or "VALUE": the cgroup's default */
 		char *p = skip_spaces(buf);
 
-		if (!strncmp(p, "default", 7) && isspace(p[7]))
+		if (!strncmp(p, "default", 7) && isspace(p[7]) &&
+		    *skip_spaces(p + 7))
 			p += 7;
-		ret = iostream_parse_value(p, IOSTREAM_MAX, false, &m);
-		if (ret)
-			pr_warn_ratelimited("io.stream: default '%s' is not inherit, 0 or a list of streams from 1 to %u\n",
-					    strim(p), IOSTREAM_MAX);
-		else
+		ret = iostream_parse_value(p, IOSTREAM_MAX, &m);
+		if (!ret) {
 			iostream_set(&blkcg_to_iostream(blkcg)->dfl, &m);
+			iostream_update(NULL);
+		}
 	}
 	iostream_update_key();
 	mutex_unlock(&iostream_mutex);
@@ -652,6 +855,7 @@ static struct blkcg_policy blkcg_policy_iostream = {
 	.cpd_alloc_fn	= iostream_cpd_alloc,
 	.cpd_free_fn	= iostream_cpd_free,
 	.pd_alloc_fn	= iostream_pd_alloc,
+	.pd_init_fn	= iostream_pd_init,
 	.pd_free_fn	= iostream_pd_free,
 	.pd_stat_fn	= iostream_pd_stat,
 };

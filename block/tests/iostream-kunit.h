@@ -27,14 +27,12 @@ static void iostream_test_print(const struct iostream_mask *m, char *buf)
  * struct iostream_parse_case - one value as written to io.stream
  * @in: the text after the device number (or "default")
  * @max: the disk's max_write_streams
- * @line: the value is a disk's line, not the cgroup's default
  * @ret: expected return value
  * @out: expected value, as io.stream shows it, when @ret is 0
  */
 struct iostream_parse_case {
 	const char *in;
 	int max;
-	bool line;
 	int ret;
 	const char *out;
 };
@@ -52,10 +50,8 @@ static const struct iostream_parse_case iostream_parse_cases[] = {
 	{ .in = "2-4,7",		.max = 8, .ret = 0, .out = "2-4,7" },
 	{ .in = "7,2,3-3",		.max = 8, .ret = 0, .out = "2-3,7" },
 	{ .in = "1-255",		.max = 255, .ret = 0, .out = "1-255" },
-	{ .in = "default",		.max = 8, .line = true, .ret = 0,
-	  .out = "inherit" },
-	{ .in = "default\n",		.max = 0, .line = true, .ret = 0,
-	  .out = "inherit" },
+	{ .in = "default",		.max = 8, .ret = 0, .out = "inherit" },
+	{ .in = "default\n",		.max = 0, .ret = 0, .out = "inherit" },
 	{ .in = "9",			.max = 8, .ret = -EINVAL },
 	{ .in = "1",			.max = 0, .ret = -EINVAL },
 	{ .in = "256",			.max = 255, .ret = -EINVAL },
@@ -66,8 +62,8 @@ static const struct iostream_parse_case iostream_parse_cases[] = {
 	{ .in = "3x",			.max = 8, .ret = -EINVAL },
 	{ .in = "inheritx",		.max = 8, .ret = -EINVAL },
 	{ .in = "inherit 1",		.max = 8, .ret = -EINVAL },
-	{ .in = "default",		.max = 8, .ret = -EINVAL },
-	{ .in = "default 3",		.max = 8, .line = true, .ret = -EINVAL },
+	{ .in = "default 3",		.max = 8, .ret = -EINVAL },
+	{ .in = "defaults",		.max = 8, .ret = -EINVAL },
 	{ .in = "",			.max = 8, .ret = -EINVAL },
 	{ .in = "   ",			.max = 8, .ret = -EINVAL },
 	{ .in = "0,3",			.max = 8, .ret = -EINVAL },
@@ -84,8 +80,7 @@ static const struct iostream_parse_case iostream_parse_cases[] = {
 
 static void iostream_parse_case_desc(const struct iostream_parse_case *c, char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "\"%s\" max %d%s", c->in, c->max,
-		 c->line ? " line" : "");
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "\"%s\" max %d", c->in, c->max);
 }
 
 KUNIT_ARRAY_PARAM(iostream_parse, iostream_parse_cases, iostream_parse_case_desc);
@@ -98,7 +93,7 @@ static void iostream_test_parse_value(struct kunit *test)
 	int ret;
 
 	__set_bit(5, m.map);
-	ret = iostream_parse_value(c->in, c->max, c->line, &m);
+	ret = iostream_parse_value(c->in, c->max, &m);
 	KUNIT_EXPECT_EQ(test, ret, c->ret);
 	iostream_test_print(&m, out);
 	KUNIT_EXPECT_STREQ(test, out, c->ret ? "inherit" : c->out);
@@ -136,8 +131,10 @@ static const struct iostream_chain_case iostream_chain_cases[] = {
 	{ "a pin", { "3" }, { }, "3", 3, { 3, 3, 3, 3, 3, 3, 3, 3, 3 } },
 	{ "pin inherited", { "3", NULL, NULL }, { }, "3", 3,
 	  { 3, 3, 3, 3, 3, 3, 3, 3, 3 } },
-	{ "child pin outside its parent's", { "3", "5" }, { }, "0", 0,
-	  { 0, 0, 0, 0, 0, 0, 0, 0, 0 } },
+	{ "child pin outside its parent's keeps it", { "3", "5" }, { }, "3", 3,
+	  { 3, 3, 3, 3, 3, 3, 3, 3, 3 } },
+	{ "child of a budget asks for another's", { "3-4", "1" }, { }, "3-4",
+	  BUDGET, { 3, 4, 3, 3, 4, 4, 3, 4, 3 } },
 	{ "child set reaching beyond", { "3", "1-8" }, { }, "3", 3,
 	  { 3, 3, 3, 3, 3, 3, 3, 3, 3 } },
 	{ "budget", { "3-4" }, { }, "3-4", BUDGET,
@@ -146,14 +143,24 @@ static const struct iostream_chain_case iostream_chain_cases[] = {
 	  { 4, 4, 4, 4, 4, 4, 4, 4, 4 } },
 	{ "budgets intersect", { "2-5", "3-8", "1,3-4" }, { }, "3-4", BUDGET,
 	  { 3, 4, 3, 3, 4, 4, 3, 4, 3 } },
-	{ "child 0 gives up", { "3-4", "0" }, { }, "0", 0,
+	{ "child 0 keeps the parent's set", { "3-4", "0" }, { }, "3-4", BUDGET,
+	  { 3, 4, 3, 3, 4, 4, 3, 4, 3 } },
+	{ "grandchild 0 keeps the nearest set", { "2-5", "3", "0" }, { }, "3",
+	  3, { 3, 3, 3, 3, 3, 3, 3, 3, 3 } },
+	{ "0 at the top gives up", { "0" }, { }, "0", 0,
 	  { 0, 0, 0, 0, 0, 0, 0, 0, 0 } },
 	{ "parent 0 stays 0", { "0", "3" }, { }, "0", 0,
 	  { 0, 0, 0, 0, 0, 0, 0, 0, 0 } },
+	{ "top default beyond the disk", { }, { "9-10" }, "0", 0,
+	  { 0, 0, 0, 0, 0, 0, 0, 0, 0 } },
+	{ "default beyond the disk keeps the parent's", { "2-3", NULL },
+	  { NULL, "9" }, "2-3", BUDGET, { 2, 3, 2, 3, 2, 3, 2, 3, 2 } },
+	{ "set partly beyond the disk", { }, { "8-9" }, "8", 8,
+	  { 8, 8, 8, 8, 8, 8, 8, 8, 8 } },
 	{ "parent default", { }, { "6-7", NULL }, "6-7", BUDGET,
 	  { 6, 7, 6, 7, 6, 7, 6, 7, 6 } },
 	{ "child default outside the parent's line", { "3-4", NULL },
-	  { NULL, "7" }, "0", 0, { 0, 0, 0, 0, 0, 0, 0, 0, 0 } },
+	  { NULL, "7" }, "3-4", BUDGET, { 3, 4, 3, 3, 4, 4, 3, 4, 3 } },
 	{ "line wins over own default", { "3-4", "4" }, { NULL, "7" }, "4", 4,
 	  { 4, 4, 4, 4, 4, 4, 4, 4, 4 } },
 	{ "parent default narrows child line", { NULL, "1-8" }, { "2,8" },
@@ -171,9 +178,9 @@ static const struct iostream_chain_case iostream_chain_cases[] = {
  * which would end the test with iostream_mutex held.
  */
 static int expect_parse(struct kunit *test, const char *val,
-			unsigned int max, bool line, struct iostream_mask *m)
+			unsigned int max, struct iostream_mask *m)
 {
-	int ret = iostream_parse_value(val, max, line, m);
+	int ret = iostream_parse_value(val, max, m);
 
 	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "parsing \"%s\"", val);
 	return ret;
@@ -187,68 +194,191 @@ static void iostream_chain_case_desc(const struct iostream_chain_case *c,
 
 KUNIT_ARRAY_PARAM(iostream_chain, iostream_chain_cases, iostream_chain_case_desc);
 
+/**
+ * struct iostream_test_chain - three cgroups below a stand-in root
+ * @grp: their data on a disk with 8 streams
+ * @isc: their per-cgroup data
+ * @blkg: @blkg[0] stands for the root, @blkg[i + 1] for level i below it
+ * @blkcg: the cgroups of @blkg[1] to @blkg[3]
+ */
+struct iostream_test_chain {
+	struct iostream_grp grp[3];
+	struct iostream_blkcg isc[3];
+	struct blkcg_gq blkg[4];
+	struct blkcg blkcg[3];
+};
+
+/* Recompute the chain's sets, parents first, as iostream_update() does. */
+static void iostream_test_update(struct iostream_test_chain *ch)
+{
+	unsigned int i;
+
+	for (i = 1; i < ARRAY_SIZE(ch->blkg); i++)
+		iostream_update_blkg(&ch->blkg[i], 8);
+}
+
+static struct iostream_test_chain *iostream_test_chain(struct kunit *test)
+{
+	int plid = blkcg_policy_iostream.plid;
+	struct iostream_test_chain *ch;
+	unsigned int i;
+
+	ch = kunit_kzalloc(test, sizeof(*ch), GFP_KERNEL);
+	if (!ch)
+		return NULL;
+	ch->blkg[0].blkcg = &blkcg_root;
+	for (i = 0; i < 3; i++) {
+		ch->grp[i].set.inherit = true;
+		ch->isc[i].dfl.inherit = true;
+		ch->blkg[i + 1].parent = &ch->blkg[i];
+		ch->blkg[i + 1].blkcg = &ch->blkcg[i];
+		ch->blkg[i + 1].pd[plid] = &ch->grp[i].pd;
+		ch->blkcg[i].cpd[plid] = &ch->isc[i].cpd;
+	}
+	iostream_test_update(ch);
+	return ch;
+}
+
+/*
+ * Set level @i's line and default (NULL for "inherit") and recompute the
+ * chain, as a write of io.stream does.
+ */
+static void iostream_test_set(struct kunit *test,
+			      struct iostream_test_chain *ch, unsigned int i,
+			      const char *line, const char *dfl)
+{
+	struct iostream_mask m = { .inherit = true };
+
+	mutex_lock(&iostream_mutex);
+	/* @m is set only by a parse that succeeded. */
+	if (!line || !expect_parse(test, line, 8, &m))
+		iostream_set(&ch->grp[i].set, &m);
+	m.inherit = true;
+	if (!dfl || !expect_parse(test, dfl, 255, &m))
+		iostream_set(&ch->isc[i].dfl, &m);
+	iostream_test_update(ch);
+	mutex_unlock(&iostream_mutex);
+}
+
+/* Back to no setting, which also gives back the pins. */
+static void iostream_test_unset(struct kunit *test,
+				struct iostream_test_chain *ch)
+{
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		iostream_test_set(test, ch, i, NULL, NULL);
+}
+
+/* Level @i's effective set as io.stream shows a value, into @out. */
+static void iostream_test_eff(struct iostream_test_chain *ch, unsigned int i,
+			      char *out)
+{
+	iostream_test_print(iostream_grp_eff(&ch->grp[i]), out);
+}
+
 /*
  * The effective set of a cgroup three levels below the root, as the
- * decision point and io.stream.effective compute it, and what it does to
- * the stream another rule chose.
+ * decision point reads it, and what it does to the stream another rule
+ * chose.
  */
 static void iostream_test_effective(struct kunit *test)
 {
 	const struct iostream_chain_case *c = test->param_value;
-	int plid = blkcg_policy_iostream.plid;
-	struct iostream_grp *grp;
-	struct iostream_blkcg *isc;
-	struct blkcg_gq *blkg;
-	struct blkcg *blkcg;
-	struct iostream_mask eff, m;
+	struct iostream_test_chain *ch = iostream_test_chain(test);
 	char out[KUNIT_PARAM_DESC_SIZE];
 	struct bio bio = {};
 	unsigned int i;
 
-	grp = kunit_kcalloc(test, 3, sizeof(*grp), GFP_KERNEL);
-	isc = kunit_kcalloc(test, 3, sizeof(*isc), GFP_KERNEL);
-	blkg = kunit_kcalloc(test, 4, sizeof(*blkg), GFP_KERNEL);
-	blkcg = kunit_kcalloc(test, 3, sizeof(*blkcg), GFP_KERNEL);
-	KUNIT_ASSERT_TRUE(test, grp && isc && blkg && blkcg);
+	KUNIT_ASSERT_NOT_NULL(test, ch);
+	for (i = 0; i < 3; i++)
+		iostream_test_set(test, ch, i, c->line[i], c->dfl[i]);
 
-	/* blkg[0] stands for the root; blkg[i + 1] is level i below it. */
-	blkg[0].blkcg = &blkcg_root;
-	mutex_lock(&iostream_mutex);
-	for (i = 0; i < 3; i++) {
-		grp[i].set.inherit = true;
-		isc[i].dfl.inherit = true;
-		blkg[i + 1].parent = &blkg[i];
-		blkg[i + 1].blkcg = &blkcg[i];
-		blkg[i + 1].pd[plid] = &grp[i].pd;
-		blkcg[i].cpd[plid] = &isc[i].cpd;
-		/* @m is set only by a parse that succeeded. */
-		if (c->line[i] &&
-		    !expect_parse(test, c->line[i], 8, true, &m))
-			iostream_set(&grp[i].set, &m);
-		if (c->dfl[i] &&
-		    !expect_parse(test, c->dfl[i], 255, false, &m))
-			iostream_set(&isc[i].dfl, &m);
-	}
-	mutex_unlock(&iostream_mutex);
-
-	iostream_effective(&blkg[3], &eff);
-	iostream_test_print(&eff, out);
+	iostream_test_eff(ch, 2, out);
 	KUNIT_EXPECT_STREQ(test, out, c->eff);
 
-	bio.bi_blkg = &blkg[3];
+	bio.bi_blkg = &ch->blkg[3];
 	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), c->rule2);
 	for (i = 0; i < ARRAY_SIZE(c->confined); i++)
 		KUNIT_EXPECT_EQ_MSG(test, blkcg_confine_write_stream(&bio, i),
 				    c->confined[i], "stream %u", i);
+	iostream_test_unset(test, ch);
+}
 
-	/* Back to no setting, which also gives back the pins. */
-	m.inherit = true;
-	mutex_lock(&iostream_mutex);
-	for (i = 0; i < 3; i++) {
-		iostream_set(&grp[i].set, &m);
-		iostream_set(&isc[i].dfl, &m);
-	}
-	mutex_unlock(&iostream_mutex);
+/*
+ * A change of a parent's setting reaches the effective sets below it,
+ * which are computed when settings change, not when a bio is decided.
+ */
+static void iostream_test_recompute(struct kunit *test)
+{
+	struct iostream_test_chain *ch = iostream_test_chain(test);
+	char out[KUNIT_PARAM_DESC_SIZE];
+	struct bio bio = {};
+	unsigned int cur;
+
+	KUNIT_ASSERT_NOT_NULL(test, ch);
+	bio.bi_blkg = &ch->blkg[3];
+	iostream_test_set(test, ch, 0, "3-4", NULL);
+	iostream_test_set(test, ch, 2, "4", NULL);
+	iostream_test_eff(ch, 2, out);
+	KUNIT_EXPECT_STREQ(test, out, "4");
+	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), 4);
+
+	/* The parent moves away from the child's stream: the child follows. */
+	cur = ch->grp[2].cur;
+	iostream_test_set(test, ch, 0, "5-6", NULL);
+	KUNIT_EXPECT_NE(test, ch->grp[2].cur, cur);
+	iostream_test_eff(ch, 1, out);
+	KUNIT_EXPECT_STREQ(test, out, "5-6");
+	iostream_test_eff(ch, 2, out);
+	KUNIT_EXPECT_STREQ(test, out, "5-6");
+	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), BLKCG_STREAM_BUDGET);
+	KUNIT_EXPECT_EQ(test, blkcg_confine_write_stream(&bio, 4), 5);
+
+	/* The parent lets go: the child's own setting is all there is. */
+	iostream_test_set(test, ch, 0, NULL, NULL);
+	iostream_test_eff(ch, 1, out);
+	KUNIT_EXPECT_STREQ(test, out, "inherit");
+	iostream_test_eff(ch, 2, out);
+	KUNIT_EXPECT_STREQ(test, out, "4");
+	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), 4);
+
+	/* A middle default of 0 keeps the top's set for all below. */
+	iostream_test_set(test, ch, 1, NULL, "0");
+	iostream_test_set(test, ch, 0, "2", NULL);
+	iostream_test_eff(ch, 1, out);
+	KUNIT_EXPECT_STREQ(test, out, "2");
+	iostream_test_eff(ch, 2, out);
+	KUNIT_EXPECT_STREQ(test, out, "2");
+	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), 2);
+	iostream_test_unset(test, ch);
+	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), BLKCG_STREAM_ANY);
+}
+
+/*
+ * A write charged to the root (or to no cgroup) with its submitter's
+ * stream is confined by the submitter's cgroup: here a kthread in the
+ * root, so nothing confines it and its stream stays.
+ */
+static void iostream_test_root_charged(struct kunit *test)
+{
+	struct iostream_test_chain *ch = iostream_test_chain(test);
+	struct bio bio = {};
+
+	KUNIT_ASSERT_NOT_NULL(test, ch);
+	iostream_test_set(test, ch, 0, "3", NULL);
+	bio.bi_write_stream = 5;
+	bio.bi_blkg = &ch->blkg[0];
+	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), BLKCG_STREAM_ANY);
+	KUNIT_EXPECT_EQ(test, bio.bi_write_stream, 5);
+	KUNIT_EXPECT_EQ(test, blkcg_confine_write_stream(&bio, 5), 5);
+	bio.bi_blkg = NULL;
+	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), BLKCG_STREAM_ANY);
+	KUNIT_EXPECT_EQ(test, bio.bi_write_stream, 5);
+	/* The same write charged to the confined cgroup is confined. */
+	bio.bi_blkg = &ch->blkg[1];
+	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), 3);
+	iostream_test_unset(test, ch);
 }
 
 /*
@@ -263,16 +393,16 @@ static void iostream_test_set_counts_pins(struct kunit *test)
 
 	mutex_lock(&iostream_mutex);
 	before = atomic_read(&iostream_nr_pins);
-	if (!expect_parse(test, "3", 8, true, &m))
+	if (!expect_parse(test, "3", 8, &m))
 		iostream_set(&slot, &m);
 	KUNIT_EXPECT_EQ(test, atomic_read(&iostream_nr_pins), before + 1);
-	if (!expect_parse(test, "0", 8, true, &m))
+	if (!expect_parse(test, "0", 8, &m))
 		iostream_set(&slot, &m);
 	KUNIT_EXPECT_EQ(test, atomic_read(&iostream_nr_pins), before + 1);
-	if (!expect_parse(test, "2-5", 8, true, &m))
+	if (!expect_parse(test, "2-5", 8, &m))
 		iostream_set(&slot, &m);
 	KUNIT_EXPECT_EQ(test, atomic_read(&iostream_nr_pins), before + 1);
-	if (!expect_parse(test, "default", 8, true, &m))
+	if (!expect_parse(test, "default", 8, &m))
 		iostream_set(&slot, &m);
 	KUNIT_EXPECT_EQ(test, atomic_read(&iostream_nr_pins), before);
 	iostream_set(&slot, &m);
@@ -283,6 +413,8 @@ static void iostream_test_set_counts_pins(struct kunit *test)
 static struct kunit_case iostream_test_cases[] = {
 	KUNIT_CASE_PARAM(iostream_test_parse_value, iostream_parse_gen_params),
 	KUNIT_CASE_PARAM(iostream_test_effective, iostream_chain_gen_params),
+	KUNIT_CASE(iostream_test_recompute),
+	KUNIT_CASE(iostream_test_root_charged),
 	KUNIT_CASE(iostream_test_set_counts_pins),
 	{}
 };

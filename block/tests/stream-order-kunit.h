@@ -228,9 +228,10 @@ static void stream_order_test(struct kunit *test)
 	child.pd[blkcg_policy_iostream.plid] = &grp.pd;
 	if (c->cgroup)
 		KUNIT_ASSERT_EQ(test, iostream_parse_value(c->cgroup, IOSTREAM_MAX,
-							   true, &m), 0);
+							   &m), 0);
 	mutex_lock(&iostream_mutex);
 	iostream_set(&grp.set, &m);
+	iostream_update_blkg(&child, disk->queue->limits.max_write_streams);
 	mutex_unlock(&iostream_mutex);
 
 	if (c->fs)

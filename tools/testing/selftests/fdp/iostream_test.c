@@ -190,6 +190,10 @@ static void test_direct(void)
 	set_stream(a, NULL, "4");
 	check_dio("direct_default_line_4_to_handle_3", a, -1, 3);
 	set_stream(a, NULL, "inherit");
+	/* Where nothing above confines, 0 gives up placement. */
+	set_stream(a, devnum, "0");
+	check_dio("direct_top_level_0_to_handle_0", a, -1, 0);
+	set_stream(a, devnum, "inherit");
 	cg_destroy(a);
 
 	/* Inheritance: a child without a setting follows its parent. */
@@ -198,13 +202,17 @@ static void test_direct(void)
 	cg_enable_controllers(a, "+io +memory");
 	set_stream(a, devnum, "3");
 	check_dio("child_inherits_parent_stream_3", b, -1, 2);
-	/* A child cannot leave its parent's streams: 5 and 3 leave none. */
+	/*
+	 * A child cannot leave its parent's streams, not even for the
+	 * default handle: 5 and 3 leave none, which keeps the parent's 3,
+	 * and so does 0.
+	 */
 	set_stream(b, devnum, "5");
-	check_dio("child_pin_outside_parent_to_handle_0", b, -1, 0);
+	check_dio("child_pin_outside_parent_keeps_stream_3", b, -1, 2);
 	set_stream(b, devnum, "2-8");
 	check_dio("child_set_narrowed_to_parent_stream_3", b, -1, 2);
 	set_stream(b, devnum, "0");
-	check_dio("child_zero_overrides_parent_stream", b, -1, 0);
+	check_dio("child_zero_keeps_parent_stream_3", b, -1, 2);
 	set_stream(b, devnum, "inherit");
 	check_dio("child_inherit_line_drops_override", b, -1, 2);
 	set_stream(a, devnum, "inherit");
@@ -821,10 +829,12 @@ static void test_bad_input(void)
  * and delegates it to an unprivileged user as cgroup-v2.rst describes: the
  * directory, its cgroup.procs, cgroup.subtree_control and cgroup.threads
  * belong to the user, who also gets an open descriptor of the disk, as a
- * database is given a volume.  A sibling, another tenant, has stream 7.
- * The user then tries each way it has to reach another stream, and the
- * device must show every byte on the handle that the tenant's streams
- * allow, or on handle 0 where the tenant gave up placement.
+ * database is given a volume.  A sibling, another tenant, has stream 1,
+ * whose handle 0 is also where writes without a stream land.  The user
+ * then tries each way it has to reach another stream, the sibling's above
+ * all, and the device must show every byte on a handle that the tenant's
+ * streams allow: giving up placement with 0, or asking for streams its
+ * parent does not have, leaves it on its parent's streams.
  */
 #define TENANT_UID	65534
 
@@ -930,17 +940,17 @@ enum deleg_step {
 
 static const char * const deleg_step_name[STEP_NR] = {
 	[STEP_INHERIT]		= "tenant_inherits",
-	[STEP_PIN_OUTSIDE]	= "tenant_pins_other_tenants_stream_7",
+	[STEP_PIN_OUTSIDE]	= "tenant_pins_other_tenants_stream_1",
 	[STEP_PIN_INSIDE]	= "tenant_pins_stream_4",
 	[STEP_SET_WIDER]	= "tenant_sets_streams_1-8",
-	[STEP_DEFAULT_LINE]	= "tenant_default_line_7",
+	[STEP_DEFAULT_LINE]	= "tenant_default_line_1",
 	[STEP_ZERO]		= "tenant_gives_up_with_0",
 	[STEP_REMOVE_LINES]	= "tenant_removes_lines_with_default",
-	[STEP_NESTED]		= "tenant_subtree_pins_7",
+	[STEP_NESTED]		= "tenant_subtree_pins_1",
 	[STEP_MOVE_OUT]		= "tenant_moves_to_other_tenant",
 	[STEP_PARENT_FILES]	= "tenant_writes_parent_files",
-	[STEP_APP_STREAM]	= "tenant_io_uring_stream_7",
-	[STEP_RW_HINT]		= "tenant_raw_disk_hint_5",
+	[STEP_APP_STREAM]	= "tenant_io_uring_stream_1",
+	[STEP_RW_HINT]		= "tenant_sets_raw_disk_hint_5",
 };
 
 struct deleg_job {
@@ -975,7 +985,7 @@ static int deleg_tenant(void *arg)
 	case STEP_INHERIT:
 		break;
 	case STEP_PIN_OUTSIDE:
-		err = tw_disk(d->a, "7");
+		err = tw_disk(d->a, "1");
 		break;
 	case STEP_PIN_INSIDE:
 		err = tw_disk(d->a, "4");
@@ -985,7 +995,7 @@ static int deleg_tenant(void *arg)
 		break;
 	case STEP_DEFAULT_LINE:
 		err = tw_disk(d->a, "default") ||
-		      tw_ok(d->a, "io.stream", "default 7");
+		      tw_ok(d->a, "io.stream", "default 1");
 		break;
 	case STEP_ZERO:
 		err = tw_disk(d->a, "0");
@@ -996,7 +1006,7 @@ static int deleg_tenant(void *arg)
 		break;
 	case STEP_NESTED:
 		/* Deeper in its own subtree, where it may move itself. */
-		err = tw_disk(d->b, "7") || tw_disk(d->c, "5-8") ||
+		err = tw_disk(d->b, "1") || tw_disk(d->c, "1,5-8") ||
 		      tw_ok(d->c, "cgroup.procs", "0");
 		break;
 	case STEP_MOVE_OUT:
@@ -1013,10 +1023,18 @@ static int deleg_tenant(void *arg)
 		      tw_refused(d->a, "io.stream.effective", buf);
 		break;
 	case STEP_APP_STREAM:
-		stream = 7;
+		stream = 1;
 		break;
 	case STEP_RW_HINT:
-		/* The disk's hint, set by its owner, makes direct writes stream 5. */
+		/*
+		 * The tenant owns the disk's node for this step, as a
+		 * database may own its volume: its hint makes its direct
+		 * writes stream 5.
+		 */
+		if (fcntl(fd, F_SET_RW_HINT, &(uint64_t){ RWH_WRITE_LIFE_EXTREME })) {
+			ksft_print_msg("tenant: F_SET_RW_HINT: %s\n", strerror(errno));
+			err = 1;
+		}
 		break;
 	default:
 		return 104;
@@ -1038,6 +1056,7 @@ static void deleg_check(struct deleg *d, const char *round, enum deleg_step step
 	struct deleg_job j = { .d = d, .step = step };
 	struct fdp_snapshot a, b;
 	struct fdp_usage u;
+	struct stat node;
 	char why[512];
 	int ret;
 
@@ -1047,13 +1066,17 @@ static void deleg_check(struct deleg *d, const char *round, enum deleg_step step
 		ksft_test_result_fail("%s_%s: handle status\n", round, deleg_step_name[step]);
 		return;
 	}
+	/* Only the owner of the node may set a hint: lend it to the tenant. */
 	if (step == STEP_RW_HINT &&
-	    fcntl(d->fd_direct, F_SET_RW_HINT, &(uint64_t){ RWH_WRITE_LIFE_EXTREME }))
+	    (stat(disk.path, &node) || chown(disk.path, TENANT_UID, TENANT_UID)))
 		ret = -errno;
 	else
 		ret = cg_run(d->a, deleg_tenant, &j);
-	if (step == STEP_RW_HINT)
+	if (step == STEP_RW_HINT) {
+		if (chown(disk.path, node.st_uid, node.st_gid) && !ret)
+			ret = -errno;
 		fcntl(d->fd_direct, F_SET_RW_HINT, &(uint64_t){ RWH_WRITE_LIFE_NOT_SET });
+	}
 	if (ret || !snap(&b) || consumed(&a, &b, &u)) {
 		ksft_test_result_fail("%s_%s: tenant step failed (%d)\n", round,
 				      deleg_step_name[step], ret);
@@ -1098,11 +1121,12 @@ static int handle_of(int stream)
 
 /*
  * One round: the tenant's cgroup gets @allowed, whose first stream
- * @first takes the writes no rule placed.  Stream 4 is @s4 in it, and an
- * application's stream 7 or 5 becomes @s7 or @s5.
+ * @first takes the writes no rule placed, and those of a cgroup that
+ * gave up placement or asked for streams outside @allowed.  Stream 4 is
+ * @s4 in it, and an application's stream 1 or 5 becomes @s1 or @s5.
  */
 static void deleg_round(const char *round, const char *allowed, int first,
-			int s4, int s7, int s5)
+			int s4, int s1, int s5)
 {
 	static const enum deleg_step steps[] = {
 		STEP_INHERIT, STEP_PIN_OUTSIDE, STEP_PIN_INSIDE, STEP_SET_WIDER,
@@ -1120,7 +1144,7 @@ static void deleg_round(const char *round, const char *allowed, int first,
 	snprintf(d.a, sizeof(d.a), "%s/a", d.t);
 	snprintf(d.b, sizeof(d.b), "%s/b", d.t);
 	snprintf(d.c, sizeof(d.c), "%s/c", d.b);
-	set_stream(d.other, devnum, "7");
+	set_stream(d.other, devnum, "1");
 	d.fd_direct = open(disk.path, O_WRONLY | O_DIRECT);
 	if (set_stream(d.t, devnum, allowed) || d.fd_direct < 0 ||
 	    chown_cg(d.t, NULL) || chown_cg(d.t, "cgroup.procs") ||
@@ -1154,17 +1178,11 @@ static void deleg_round(const char *round, const char *allowed, int first,
 
 	for (i = 0; i < ARRAY_SIZE(steps); i++) {
 		switch (steps[i]) {
-		case STEP_PIN_OUTSIDE:
-		case STEP_DEFAULT_LINE:
-		case STEP_ZERO:
-		case STEP_NESTED:
-			handle = 0;
-			break;
 		case STEP_PIN_INSIDE:
 			handle = handle_of(s4);
 			break;
 		case STEP_APP_STREAM:
-			handle = handle_of(s7);
+			handle = handle_of(s1);
 			break;
 		case STEP_RW_HINT:
 			handle = handle_of(s5);
@@ -1191,10 +1209,10 @@ out:
 static void test_delegation(void)
 {
 	/* A pin: stream 3 only, which every other stream becomes. */
-	deleg_round("pin_3", "3", 3, 0, 3, 3);
+	deleg_round("pin_3", "3", 3, 3, 3, 3);
 	/*
 	 * A budget of two: a stream outside it becomes its (N mod 2)-th, so
-	 * 7 and 5 become 4.
+	 * 1 and 5 become 4.
 	 */
 	deleg_round("set_3-4", "3-4", 3, 4, 4, 4);
 }
@@ -1224,7 +1242,7 @@ int main(void)
 	ksft_print_msg("FDP disk %s (%s), disk without streams %s (%s)\n", disk.name,
 		       devnum, plain[0] ? plain : "none", plain_devnum);
 
-	ksft_set_plan(15 + 7 + 21 + DELEG_TESTS);
+	ksft_set_plan(16 + 7 + 21 + DELEG_TESTS);
 	test_direct();
 	test_stat();
 	test_stat_root();
