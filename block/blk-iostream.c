@@ -9,7 +9,7 @@
  * io.stream lets the operator say, per cgroup and disk, which write streams
  * (on an NVMe FDP SSD: which placement handles) the cgroup's writes may
  * use, writeback included: a bio is decided for the cgroup it is charged
- * to.
+ * to, which for writeback is the cgroup that owns the inode's writeback.
  *
  *   $ cat io.stream
  *   default inherit
@@ -23,21 +23,26 @@
  * goes to the namespace's default handle, which is stream 1's, so "no
  * stream" would be one more stream, the one the operator may have given
  * another tenant.  0 means the device's default placement only where no
- * ancestor has a setting.  So a delegated subtree, whose owner writes the
- * io.stream files of its sub-cgroups but not of its own root, can never
- * reach a stream or handle its ancestors did not give it.  An effective
- * set of one stream pins the writes to it; of several, it is a budget: the
- * submitter's stream, the filesystem's or the disk's placement policy's
- * choice is kept if it is in the set and replaced by one of the set if not
- * (see block/blk-stream.c for the order).  The root has no file: no setting
- * anywhere leaves every rule free.
+ * ancestor has a setting.  So the settings of a delegated subtree, whose
+ * owner writes the io.stream files of its sub-cgroups but not of its own
+ * root, never widen what the subtree's root allows.  What io.stream does
+ * not see (NVMe passthrough, zone append, writes charged to another
+ * cgroup) is listed in Documentation/admin-guide/cgroup-v2.rst.  An
+ * effective set of one stream pins the writes to it; of several, it is a
+ * budget: the submitter's stream, the filesystem's or the disk's placement
+ * policy's choice is kept if it is in the set and replaced by one of the
+ * set if not (see block/blk-stream.c for the order).  The root has no
+ * file: no setting anywhere leaves every rule free.
  *
- * Effective sets are computed when a setting changes and when a (cgroup,
- * disk) pair gets its blkg, and kept in the blkg's policy data: the
- * decision point reads one word and, for a budget, one set, without a lock
- * or a retry.  Only streams the disk had then are in them; if it later
- * loses streams (after a reset), a write placed on one it no longer has
- * falls back to stream 0 and is counted.
+ * Settings and effective sets are immutable objects published with RCU.
+ * A write of io.stream replaces the setting, then recomputes the
+ * effective sets of the written cgroup's subtree only (on the disk of
+ * the line, or on every disk for a default), parents first, each blkg
+ * under its disk's queue_lock; a new blkg computes its own when it is
+ * created, under the same lock.  The decision point reads the bio's
+ * blkg's set under rcu_read_lock(), without a lock or a retry.  No global
+ * lock is taken on the way, so one tenant's writes of io.stream cost the
+ * others nothing but the recomputation of its own subtree.
  *
  * The policy is active on every disk so that each (cgroup, disk) pair has
  * a place for its setting and for the bytes and I/Os it wrote per stream,
@@ -50,6 +55,7 @@
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
+#include <linux/workqueue.h>
 
 #include "blk-cgroup.h"
 #include "blk-iostream.h"
@@ -63,26 +69,31 @@ static struct blkcg_policy blkcg_policy_iostream;
 
 /**
  * struct iostream_mask - an io.stream setting, or an effective set
- * @inherit: no setting ("inherit"); for an effective set: no cgroup up to
- *	the root has one, every stream is allowed
+ * @rcu: for freeing after the readers left
+ * @inherit: for an effective set: no cgroup up to the root has a setting,
+ *	every stream is allowed.  A setting of "inherit" has no object.
+ * @rule2: for an effective set: what it says to rule 2 (see
+ *	__blkcg_write_stream())
  * @map: the streams allowed, from 1 to %IOSTREAM_MAX; none for "0"
  *
- * A setting is written under iostream_mutex and iostream_seq, and read
- * under either.
+ * Never changed once published: a change publishes a new object.
  */
 struct iostream_mask {
+	struct rcu_head rcu;
 	bool inherit;
+	int rule2;
 	DECLARE_BITMAP(map, IOSTREAM_BITS);
 };
 
 /**
  * struct iostream_blkcg - per-cgroup data
  * @cpd: policy data
- * @dfl: the cgroup's default for disks without a line of their own
+ * @dfl: the cgroup's default for disks without a line of their own, NULL
+ *	for none
  */
 struct iostream_blkcg {
 	struct blkcg_policy_data cpd;
-	struct iostream_mask dfl;
+	struct iostream_mask __rcu *dfl;
 };
 
 /**
@@ -98,14 +109,12 @@ struct iostream_stat {
 /**
  * struct iostream_grp - per (cgroup, disk) data
  * @pd: policy data
- * @set: the cgroup's line for this disk
- * @rule2: what the effective set means for a write (see
- *	__blkcg_write_stream()), read with one load
- * @cur: which of @eff is the effective set; the other is the next one
- * @eff: the effective set of the cgroup on the disk, and room for the next
- *	one.  Both are written under the disk's queue_lock: the next one, and
- *	then @cur, only after an RCU grace period since @cur last changed, so
- *	that a reader under rcu_read_lock() sees one whole set.
+ * @rcu: for freeing after the decisions that read it
+ * @set: the cgroup's line for this disk, NULL for none
+ * @eff: the effective set of the cgroup on the disk; replaced under the
+ *	disk's queue_lock, read under rcu_read_lock()
+ * @init: the first effective set, allocated with the blkg and published
+ *	by iostream_pd_init()
  * @nr_stat: entries in @stat: the disk's streams when this was allocated,
  *	plus stream 0
  * @stat: per-CPU bytes and I/Os per stream
@@ -113,27 +122,35 @@ struct iostream_stat {
  */
 struct iostream_grp {
 	struct blkg_policy_data pd;
-	struct iostream_mask set;
-	int rule2;
-	unsigned int cur;
-	struct iostream_mask eff[2];
+	struct rcu_head rcu;
+	struct iostream_mask __rcu *set;
+	struct iostream_mask __rcu *eff;
+	struct iostream_mask *init;
 	unsigned int nr_stat;
 	struct iostream_stat __percpu *stat;
 	u64 __percpu *fallback;
 };
 
 /*
+ * The effective set where nothing confines, and of a blkg until its own is
+ * computed.  Never freed.
+ */
+static struct iostream_mask iostream_any = {
+	.inherit = true,
+	.rule2 = BLKCG_STREAM_ANY,
+};
+
+/*
  * Settings other than "inherit", over all cgroups and disks: while there
  * are any, the decision point runs and reads each write's effective set
- * (see blkcg_write_stream()).  The count changes under the locks of the
- * setting (or none, when a cgroup goes away); the static key follows it
- * under iostream_mutex, which also serializes writers of io.stream.
- * iostream_seq lets a new blkg, set up under its queue's lock alone, read
- * its cgroup's default whole.
+ * (see blkcg_write_stream()).  The static key follows the count: taken at
+ * once when a setting appears, given back a second after the last one
+ * went, so that a tenant that sets and clears io.stream in a loop does not
+ * patch the kernel's text in a loop.  iostream_key_mutex serializes the
+ * changes of the key only.
  */
 atomic_t iostream_nr_pins = ATOMIC_INIT(0);
-static DEFINE_MUTEX(iostream_mutex);
-static seqcount_t iostream_seq = SEQCNT_ZERO(iostream_seq);
+static DEFINE_MUTEX(iostream_key_mutex);
 static bool iostream_key_held;
 static bool iostream_registered;
 
@@ -141,7 +158,7 @@ static void iostream_update_key(void)
 {
 	bool want = atomic_read(&iostream_nr_pins) > 0;
 
-	lockdep_assert_held(&iostream_mutex);
+	lockdep_assert_held(&iostream_key_mutex);
 	if (want && !iostream_key_held)
 		blk_stream_get();
 	else if (!want && iostream_key_held)
@@ -151,18 +168,29 @@ static void iostream_update_key(void)
 
 static void iostream_key_workfn(struct work_struct *work)
 {
-	mutex_lock(&iostream_mutex);
+	mutex_lock(&iostream_key_mutex);
 	iostream_update_key();
-	mutex_unlock(&iostream_mutex);
+	mutex_unlock(&iostream_key_mutex);
 }
 
-static DECLARE_WORK(iostream_key_work, iostream_key_workfn);
+static DECLARE_DELAYED_WORK(iostream_key_work, iostream_key_workfn);
+
+/* Make the static key follow the count of pins; may sleep. */
+static void iostream_sync_key(void)
+{
+	if (atomic_read(&iostream_nr_pins) > 0) {
+		if (!READ_ONCE(iostream_key_held))
+			iostream_key_workfn(NULL);
+	} else if (READ_ONCE(iostream_key_held)) {
+		mod_delayed_work(system_wq, &iostream_key_work, HZ);
+	}
+}
 
 /* Forget the pin of a setting that goes away with its cgroup. */
-static void iostream_drop_pin(void)
+static void iostream_drop_pin(atomic_t *pins)
 {
-	if (atomic_dec_and_test(&iostream_nr_pins))
-		schedule_work(&iostream_key_work);
+	if (atomic_dec_and_test(pins) && pins == &iostream_nr_pins)
+		mod_delayed_work(system_wq, &iostream_key_work, HZ);
 }
 
 static struct iostream_blkcg *blkcg_to_iostream(struct blkcg *blkcg)
@@ -186,50 +214,20 @@ static struct blkcg *iostream_parent(struct blkcg *blkcg)
 
 /*
  * The setting that applies to @blkcg on a disk: its line for the disk
- * (from @blkg, its blkg there, if it has one), else its default.
+ * (from @blkg, its blkg there, if it has one), else its default; NULL for
+ * none.  Under rcu_read_lock().
  */
 static const struct iostream_mask *iostream_level(struct blkcg_gq *blkg,
 						  struct blkcg *blkcg)
 {
 	struct iostream_grp *grp = blkg ? blkg_to_iostream(blkg) : NULL;
 	struct iostream_blkcg *isc = blkcg_to_iostream(blkcg);
+	const struct iostream_mask *m;
 
-	if (grp && !grp->set.inherit)
-		return &grp->set;
-	if (isc && !isc->dfl.inherit)
-		return &isc->dfl;
-	return NULL;
-}
-
-static const struct iostream_mask iostream_any = { .inherit = true };
-
-/*
- * The effective set of a level whose parent's is @parent, on a disk with
- * @max streams: @parent narrowed by the level's setting @m (NULL for
- * none).  Below a level with a setting, a setting of 0 or one that leaves
- * nothing of @parent keeps @parent: the level cannot give up the streams
- * it was given for the default placement, which on FDP is stream 1's
- * handle.  @eff may be @parent.
- */
-static void iostream_narrow(struct iostream_mask *eff,
-			    const struct iostream_mask *parent,
-			    const struct iostream_mask *m, unsigned int max)
-{
-	DECLARE_BITMAP(map, IOSTREAM_BITS);
-
-	if (!m) {
-		if (eff != parent)
-			*eff = *parent;
-		return;
-	}
-	bitmap_copy(map, m->map, IOSTREAM_BITS);
-	if (max < IOSTREAM_MAX)
-		bitmap_clear(map, max + 1, IOSTREAM_MAX - max);
-	if (!parent->inherit &&
-	    !bitmap_and(map, map, parent->map, IOSTREAM_BITS))
-		bitmap_copy(map, parent->map, IOSTREAM_BITS);
-	eff->inherit = false;
-	bitmap_copy(eff->map, map, IOSTREAM_BITS);
+	m = grp ? rcu_dereference(grp->set) : NULL;
+	if (!m && isc)
+		m = rcu_dereference(isc->dfl);
+	return m;
 }
 
 /* What an effective set says to rule 2: see __blkcg_write_stream(). */
@@ -247,132 +245,353 @@ static int iostream_rule2(const struct iostream_mask *eff)
 	return first;
 }
 
-/* The effective set in force for @grp; under rcu_read_lock() or a lock. */
+/*
+ * The effective set of a level whose parent's is @parent, on a disk with
+ * @max streams: @parent narrowed by the level's setting @m (NULL for
+ * none).  Below a level with a setting, a setting of 0 or one that leaves
+ * nothing of @parent keeps @parent: the level cannot give up the streams
+ * it was given for the default placement, which on FDP is stream 1's
+ * handle.  Where nothing above confines, a setting that names only
+ * streams the disk lacks (a default written for a larger disk) gives the
+ * disk's streams 1 to @max, a budget that the other rules spend, rather
+ * than the default handle.  @eff may be @parent.
+ */
+static void iostream_narrow(struct iostream_mask *eff,
+			    const struct iostream_mask *parent,
+			    const struct iostream_mask *m, unsigned int max)
+{
+	DECLARE_BITMAP(map, IOSTREAM_BITS);
+
+	if (!m) {
+		if (eff != parent) {
+			eff->inherit = parent->inherit;
+			bitmap_copy(eff->map, parent->map, IOSTREAM_BITS);
+		}
+	} else {
+		bitmap_copy(map, m->map, IOSTREAM_BITS);
+		if (max < IOSTREAM_MAX)
+			bitmap_clear(map, max + 1, IOSTREAM_MAX - max);
+		if (!parent->inherit) {
+			if (!bitmap_and(map, map, parent->map, IOSTREAM_BITS))
+				bitmap_copy(map, parent->map, IOSTREAM_BITS);
+		} else if (bitmap_empty(map, IOSTREAM_BITS) &&
+			   !bitmap_empty(m->map, IOSTREAM_BITS) && max) {
+			bitmap_set(map, 1, max);
+		}
+		eff->inherit = false;
+		bitmap_copy(eff->map, map, IOSTREAM_BITS);
+	}
+	eff->rule2 = iostream_rule2(eff);
+}
+
+/* Whether @a and @b are the same effective set. */
+static bool iostream_same(const struct iostream_mask *a,
+			  const struct iostream_mask *b)
+{
+	return a->inherit == b->inherit &&
+	       bitmap_equal(a->map, b->map, IOSTREAM_BITS);
+}
+
+/* The effective set in force for @grp.  Under rcu_read_lock(). */
 static const struct iostream_mask *iostream_grp_eff(struct iostream_grp *grp)
 {
-	/* Pairs with the release in iostream_update_blkg(). */
-	return &grp->eff[smp_load_acquire(&grp->cur)];
+	return rcu_dereference(grp->eff);
+}
+
+/* Put @next in force for @grp.  Under the disk's queue_lock. */
+static void iostream_publish(struct iostream_grp *grp,
+			     struct iostream_mask *next)
+{
+	struct iostream_mask *old = rcu_replace_pointer(grp->eff, next, true);
+
+	if (old != &iostream_any)
+		kfree_rcu(old, rcu);
 }
 
 /*
  * Compute @blkg's effective set, on a disk with @max streams, from its
- * parent's and its own setting, and put it in force.  Under the disk's
- * queue_lock, parents first, and either before anyone can see @blkg or
- * (iostream_update()) an RCU grace period after @blkg's set last changed.
- * A caller not holding iostream_mutex reads the settings under
- * iostream_seq.
+ * parent's and its own setting, into @next.  Under the disk's queue_lock
+ * and rcu_read_lock(), parents first.
+ *
+ * Return: 0, or -ENOENT when @blkg or its parent has no io.stream data,
+ * which the order of policy activation rules out for a parent: then @blkg
+ * keeps the set it has.
  */
-static void iostream_update_blkg(struct blkcg_gq *blkg, unsigned int max)
+static int iostream_compute(struct blkcg_gq *blkg, unsigned int max,
+			    struct iostream_mask *next)
 {
-	struct iostream_grp *grp = blkg_to_iostream(blkg);
 	struct iostream_grp *pgrp;
-	const struct iostream_mask *parent = &iostream_any;
-	unsigned int next;
 
-	if (!grp)
-		return;
-	next = !grp->cur;
-	if (blkg->parent) {
-		pgrp = blkg_to_iostream(blkg->parent);
-		if (pgrp)
-			parent = &pgrp->eff[pgrp->cur];
-		iostream_narrow(&grp->eff[next], parent,
-				iostream_level(blkg, blkg->blkcg), max);
-	} else {
-		grp->eff[next] = iostream_any;
+	if (!blkg_to_iostream(blkg))
+		return -ENOENT;
+	if (!blkg->parent) {
+		next->inherit = true;
+		bitmap_zero(next->map, IOSTREAM_BITS);
+		next->rule2 = BLKCG_STREAM_ANY;
+		return 0;
 	}
-	WRITE_ONCE(grp->rule2, iostream_rule2(&grp->eff[next]));
-	/* The set is whole before a reader can find it (iostream_grp_eff()). */
-	smp_store_release(&grp->cur, next);
+	pgrp = blkg_to_iostream(blkg->parent);
+	if (WARN_ON_ONCE(!pgrp))
+		return -ENOENT;
+	iostream_narrow(next, iostream_grp_eff(pgrp),
+			iostream_level(blkg, blkg->blkcg), max);
+	return 0;
 }
 
-/* Recompute the effective sets of every cgroup on @q's disk. */
-static void iostream_update_queue(struct request_queue *q)
-{
-	unsigned int max = q->limits.max_write_streams;
-	struct blkcg_gq *blkg;
+/**
+ * struct iostream_pool - sets allocated for an update, before its locks
+ * @m: the sets
+ * @nr: how many of @m are left
+ * @size: room in @m
+ * @short_by: sets an update walk lacked
+ */
+struct iostream_pool {
+	struct iostream_mask **m;
+	unsigned int nr;
+	unsigned int size;
+	unsigned int short_by;
+};
 
-	spin_lock_irq(&q->queue_lock);
-	/* blkg_list is pushed at the head: a reverse walk meets parents first */
-	list_for_each_entry_reverse(blkg, &q->blkg_list, q_node)
-		iostream_update_blkg(blkg, max);
-	spin_unlock_irq(&q->queue_lock);
+/* Fill @pool up to @want sets.  Charged to the writer's memory cgroup. */
+static int iostream_pool_fill(struct iostream_pool *pool, unsigned int want)
+{
+	struct iostream_mask **m;
+
+	if (want > pool->size) {
+		m = krealloc_array(pool->m, want, sizeof(*m), GFP_KERNEL_ACCOUNT);
+		if (!m)
+			return -ENOMEM;
+		pool->m = m;
+		pool->size = want;
+	}
+	while (pool->nr < want) {
+		pool->m[pool->nr] = kmalloc_obj(**pool->m, GFP_KERNEL_ACCOUNT);
+		if (!pool->m[pool->nr])
+			return -ENOMEM;
+		pool->nr++;
+	}
+	return 0;
+}
+
+static void iostream_pool_free(struct iostream_pool *pool)
+{
+	while (pool->nr)
+		kfree(pool->m[--pool->nr]);
+	kfree(pool->m);
 }
 
 /*
- * Recompute the effective sets after a change of settings: on @q's disk,
- * or on every disk when @q is NULL (a cgroup's default changed).  Under
- * iostream_mutex, which keeps the settings still and updates apart.
+ * Recompute @blkg's effective set and put it in force if it changed,
+ * taking the new object from @pool.  Under rcu_read_lock(); takes the
+ * disk's queue_lock.
+ *
+ * Return: false if @pool was empty and the set needed a new object.
  */
-static void iostream_update(struct request_queue *q)
+static bool iostream_update_blkg(struct blkcg_gq *blkg,
+				 struct iostream_pool *pool)
 {
-	struct blkcg_gq *root;
+	struct request_queue *q = blkg->q;
+	struct iostream_mask next;
+	bool ok = true;
 
-	lockdep_assert_held(&iostream_mutex);
-	/* No reader is still in a set that an earlier update left. */
-	synchronize_rcu();
-	if (q) {
-		iostream_update_queue(q);
-		return;
+	spin_lock_irq(&q->queue_lock);
+	if (blkg->online &&
+	    !iostream_compute(blkg, q->limits.max_write_streams, &next) &&
+	    !iostream_same(&next, iostream_grp_eff(blkg_to_iostream(blkg)))) {
+		if (pool->nr) {
+			struct iostream_mask *m = pool->m[--pool->nr];
+
+			m->inherit = next.inherit;
+			m->rule2 = next.rule2;
+			bitmap_copy(m->map, next.map, IOSTREAM_BITS);
+			iostream_publish(blkg_to_iostream(blkg), m);
+		} else {
+			pool->short_by++;
+			ok = false;
+		}
 	}
+	spin_unlock_irq(&q->queue_lock);
+	return ok;
+}
+
+/*
+ * One walk of @blkcg's subtree, parents first: recompute the effective
+ * sets of its blkgs on @q's disk, or on every disk when @q is NULL.  Stops
+ * at the first blkg for which @pool has no set left.
+ */
+static bool iostream_walk(struct blkcg *blkcg, struct request_queue *q,
+			  struct iostream_pool *pool)
+{
+	struct cgroup_subsys_state *pos;
+	struct blkcg_gq *blkg;
+	bool ok = true;
+
 	rcu_read_lock();
-	hlist_for_each_entry_rcu(root, &blkcg_root.blkg_list, blkcg_node)
-		iostream_update_queue(root->q);
+	css_for_each_descendant_pre(pos, &blkcg->css) {
+		hlist_for_each_entry_rcu(blkg, &css_to_blkcg(pos)->blkg_list,
+					 blkcg_node) {
+			if (q && blkg->q != q)
+				continue;
+			ok = iostream_update_blkg(blkg, pool);
+			if (!ok)
+				goto out;
+		}
+	}
+out:
+	rcu_read_unlock();
+	return ok;
+}
+
+/**
+ * iostream_update - recompute the effective sets below a changed setting
+ * @blkcg: the cgroup whose setting changed
+ * @q: the queue of the disk whose line changed, NULL for a default
+ *
+ * Walks @blkcg's subtree only, parents first, with new sets allocated
+ * before each walk; a walk that runs short (blkgs created meanwhile)
+ * starts over with more, keeping what the last one did.  Each blkg's set
+ * is computed and replaced under its disk's queue_lock, which is also
+ * where a new blkg computes its own from its parent's, so concurrent
+ * updates and creations leave every set computed from the latest
+ * settings.  @q is only compared, never dereferenced.
+ *
+ * Return: 0, or -ENOMEM; sets not yet recomputed then are recomputed by
+ * the next write of a setting above them.
+ */
+static int iostream_update(struct blkcg *blkcg, struct request_queue *q)
+{
+	struct iostream_pool pool = { };
+	unsigned int want = 4;
+	int ret = 0;
+
+	for (;;) {
+		ret = iostream_pool_fill(&pool, want);
+		if (ret)
+			break;
+		pool.short_by = 0;
+		if (iostream_walk(blkcg, q, &pool))
+			break;
+		want = max(2 * want, pool.size + pool.short_by);
+		cond_resched();
+	}
+	iostream_pool_free(&pool);
+	return ret;
+}
+
+/*
+ * A new blkg (or one the policy is being activated on): publish its first
+ * effective set.  Called with the disk's queue_lock held, parents first,
+ * so with no update of the blkg's set under way.
+ */
+static void iostream_pd_init(struct blkg_policy_data *pd)
+{
+	struct iostream_grp *grp = container_of(pd, struct iostream_grp, pd);
+	struct blkcg_gq *blkg = pd->blkg;
+	struct iostream_mask *m = grp->init;
+
+	if (!m)
+		return;
+	rcu_read_lock();
+	if (!iostream_compute(blkg, blkg->q->limits.max_write_streams, m)) {
+		grp->init = NULL;
+		iostream_publish(grp, m);
+	}
 	rcu_read_unlock();
 }
 
 /*
- * A new blkg (or one the policy is being activated on): compute its
- * effective set before any write can use it.  Called with the disk's
- * queue_lock held, so with no update of the disk's sets under way.
+ * The effective set of @blkcg on @q's disk: its blkg's or, for a cgroup
+ * that has none there (it never wrote to the disk, or its blkg could not
+ * be allocated), the nearest ancestor's narrowed by the defaults of the
+ * cgroups in between, as its blkg would get it: a cgroup without a blkg
+ * has no line for the disk.  Into @eff.  Under rcu_read_lock().
  */
-static void iostream_pd_init(struct blkg_policy_data *pd)
+static void iostream_cgroup_eff(struct blkcg *blkcg, struct request_queue *q,
+				struct iostream_mask *eff)
 {
-	struct blkcg_gq *blkg = pd->blkg;
-	unsigned int seq;
+	unsigned int max = q->limits.max_write_streams;
+	struct blkcg *top = blkcg, *pos;
+	struct iostream_grp *grp;
+	struct blkcg_gq *blkg;
 
-	do {
-		seq = read_seqcount_begin(&iostream_seq);
-		iostream_update_blkg(blkg, blkg->q->limits.max_write_streams);
-	} while (read_seqcount_retry(&iostream_seq, seq));
+	while (!(blkg = blkg_lookup(top, q)) && iostream_parent(top))
+		top = iostream_parent(top);
+	grp = blkg ? blkg_to_iostream(blkg) : NULL;
+	iostream_narrow(eff, grp ? iostream_grp_eff(grp) : &iostream_any, NULL,
+			max);
+	/* Down from @top, one level at a time. */
+	while (top != blkcg) {
+		for (pos = blkcg; iostream_parent(pos) != top;
+		     pos = iostream_parent(pos))
+			;
+		iostream_narrow(eff, eff, iostream_level(NULL, pos), max);
+		top = pos;
+	}
 }
 
 /*
- * The blkg whose effective set confines a write that carries its
- * submitter's stream but is charged to the root cgroup or to none, as
- * when the submitter's cgroup is dying or its blkg could not be allocated:
- * the submitting task's, since the submitter chose the stream.  The bio's
- * own blkg when the submitter is in the root cgroup or not in a task;
- * NULL when the submitter's cgroup has no blkg on the disk, so no known
- * set.  Under rcu_read_lock().
+ * The cgroup whose effective set confines a write charged to the root
+ * cgroup or to none: the submitting task's, when the write is submitted
+ * in a task that is in a cgroup below the root.  Such a write is, for
+ * example, the writeback of a page of an inode whose writeback belongs to
+ * the root cgroup, started by the task's fsync(), or a write whose
+ * cgroup's blkg could not be allocated.  NULL when nothing but the bio's
+ * own blkg can tell (an interrupt, a kernel thread of the root cgroup).
  */
-static struct blkcg_gq *iostream_submitter_blkg(struct bio *bio)
+static struct cgroup_subsys_state *iostream_submitter_css(void)
 {
 	struct cgroup_subsys_state *css;
 
 	if (!in_task())
-		return bio->bi_blkg;
+		return NULL;
 	css = kthread_blkcg() ?: task_css(current, io_cgrp_id);
-	if (!css || !css->parent)
-		return bio->bi_blkg;
-	return blkg_lookup(css_to_blkcg(css), bdev_get_queue(bio->bi_bdev));
+	return css && css->parent ? css : NULL;
 }
 
 /* Whether @bio's own blkg may not be the one that confines it. */
 static bool iostream_root_charged(struct bio *bio)
 {
-	return bio->bi_write_stream &&
-	       (!bio->bi_blkg || !bio->bi_blkg->parent);
+	return !bio->bi_blkg || !bio->bi_blkg->parent;
+}
+
+/*
+ * The effective set that confines @bio: that of @css on @q's disk if @css
+ * is not NULL (see iostream_submitter_css()), computed into @buf; else
+ * that of the bio's blkg.  Under rcu_read_lock().
+ */
+static const struct iostream_mask *
+iostream_bio_eff_css(struct bio *bio, struct cgroup_subsys_state *css,
+		     struct request_queue *q, struct iostream_mask *buf)
+{
+	struct iostream_grp *grp;
+
+	if (css) {
+		iostream_cgroup_eff(css_to_blkcg(css), q, buf);
+		return buf;
+	}
+	grp = bio->bi_blkg ? blkg_to_iostream(bio->bi_blkg) : NULL;
+	return grp ? iostream_grp_eff(grp) : &iostream_any;
+}
+
+static const struct iostream_mask *iostream_bio_eff(struct bio *bio,
+						    struct iostream_mask *buf)
+{
+	struct cgroup_subsys_state *css = NULL;
+
+	if (unlikely(iostream_root_charged(bio)))
+		css = iostream_submitter_css();
+	return iostream_bio_eff_css(bio, css,
+				    css ? bdev_get_queue(bio->bi_bdev) : NULL,
+				    buf);
 }
 
 /**
  * __blkcg_write_stream - rule 2: what io.stream allows a bio's cgroup
  * @bio: a write bio
  *
- * A write that carries its submitter's stream and is charged to the root
- * or to no cgroup is confined by the submitting task's cgroup (see
- * iostream_submitter_blkg()); where that cgroup has no effective set on
- * the disk, the submitter's stream is dropped and the other rules decide.
+ * A write charged to the root cgroup or to none, submitted by a task in a
+ * cgroup below the root, is confined by the task's cgroup (see
+ * iostream_submitter_css()), whether it carries a stream or not.
  *
  * Return: %BLKCG_STREAM_ANY when no cgroup from the bio's up to the root
  * has a setting, %BLKCG_STREAM_BUDGET when the effective set has several
@@ -382,38 +601,33 @@ static bool iostream_root_charged(struct bio *bio)
  */
 int __blkcg_write_stream(struct bio *bio)
 {
-	struct blkcg_gq *blkg = bio->bi_blkg;
-	struct iostream_grp *grp;
-	int ret = BLKCG_STREAM_ANY;
+	struct iostream_mask buf;
+	int ret;
 
-	if (likely(!iostream_root_charged(bio))) {
-		grp = blkg ? blkg_to_iostream(blkg) : NULL;
-		return grp ? READ_ONCE(grp->rule2) : BLKCG_STREAM_ANY;
-	}
 	rcu_read_lock();
-	blkg = iostream_submitter_blkg(bio);
-	grp = blkg ? blkg_to_iostream(blkg) : NULL;
-	if (grp)
-		ret = READ_ONCE(grp->rule2);
-	else if (blkg != bio->bi_blkg)
-		bio->bi_write_stream = 0;
+	ret = iostream_bio_eff(bio, &buf)->rule2;
 	rcu_read_unlock();
 	return ret;
 }
 
-/* @stream if @eff allows it, else the (@stream mod n)-th of its n streams. */
+/*
+ * @stream if @eff allows it and the disk, with @max streams, has it, else
+ * the (@stream mod n)-th, counting from 0, of the n streams of @eff that
+ * the disk has.
+ */
 static unsigned int iostream_confine(const struct iostream_mask *eff,
-				     unsigned int stream)
+				     unsigned int stream, unsigned int max)
 {
+	unsigned int nbits = min(max, IOSTREAM_MAX) + 1;
 	unsigned int n;
 
-	if (eff->inherit || (stream && stream < IOSTREAM_BITS &&
+	if (eff->inherit || (stream && stream < nbits &&
 			     test_bit(stream, eff->map)))
 		return stream;
-	n = bitmap_weight(eff->map, IOSTREAM_BITS);
+	n = bitmap_weight(eff->map, nbits);
 	if (!n)
 		return 0;
-	return find_nth_bit(eff->map, IOSTREAM_BITS, stream % n);
+	return find_nth_bit(eff->map, nbits, stream % n);
 }
 
 /**
@@ -424,21 +638,19 @@ static unsigned int iostream_confine(const struct iostream_mask *eff,
  * A budget is spent by the other rules: a stream in the cgroup's effective
  * set is kept; any other, 0 included, is replaced by one of the set, the
  * same one for the same @stream, so that writes the disk's placement
- * policy keeps apart stay apart where the set allows it.
+ * policy keeps apart stay apart where the set allows it.  Only streams the
+ * disk has now count: a budget that a controller reset shrank is spent on
+ * what is left of it.
  *
  * Return: the stream to use.
  */
 unsigned int blkcg_confine_write_stream(struct bio *bio, unsigned int stream)
 {
-	struct blkcg_gq *blkg = bio->bi_blkg;
-	struct iostream_grp *grp;
+	unsigned int max = bdev_get_queue(bio->bi_bdev)->limits.max_write_streams;
+	struct iostream_mask buf;
 
 	rcu_read_lock();
-	if (iostream_root_charged(bio))
-		blkg = iostream_submitter_blkg(bio);
-	grp = blkg ? blkg_to_iostream(blkg) : NULL;
-	if (grp)
-		stream = iostream_confine(iostream_grp_eff(grp), stream);
+	stream = iostream_confine(iostream_bio_eff(bio, &buf), stream, max);
 	rcu_read_unlock();
 	return stream;
 }
@@ -466,21 +678,53 @@ void blkcg_iostream_pinned(struct gendisk *disk, unsigned long *map,
 	unsigned int s;
 
 	nbits = min_t(unsigned int, nbits, IOSTREAM_BITS);
-	/* The sets change only under the queue lock. */
+	rcu_read_lock();
 	spin_lock_irq(&q->queue_lock);
 	list_for_each_entry(blkg, &q->blkg_list, q_node) {
 		grp = blkg_to_iostream(blkg);
 		if (!grp)
 			continue;
-		eff = &grp->eff[grp->cur];
+		eff = iostream_grp_eff(grp);
 		if (eff->inherit)
 			continue;
 		for_each_set_bit(s, eff->map, nbits)
 			__set_bit(s, map);
 	}
 	spin_unlock_irq(&q->queue_lock);
+	rcu_read_unlock();
 }
 EXPORT_SYMBOL_GPL(blkcg_iostream_pinned);
+
+/**
+ * blkcg_iostream_confined - whether io.stream confines the current task
+ * @disk: a disk
+ *
+ * For a driver that lets a task place writes itself, bypassing the
+ * decision point (NVMe passthrough): whether the effective set of the
+ * current task's cgroup on @disk confines its writes, so that such
+ * writes must be refused.
+ *
+ * Return: true if a cgroup from the task's up to the root has a setting
+ * for @disk.
+ */
+bool blkcg_iostream_confined(struct gendisk *disk)
+{
+	struct cgroup_subsys_state *css;
+	struct iostream_mask eff;
+	bool ret = false;
+
+	if (!blkcg_may_pin())
+		return false;
+	rcu_read_lock();
+	css = kthread_blkcg() ?: task_css(current, io_cgrp_id);
+	if (css && css->parent) {
+		iostream_cgroup_eff(css_to_blkcg(css), disk->queue, &eff);
+		ret = !eff.inherit;
+	}
+	rcu_read_unlock();
+	return ret;
+}
+EXPORT_SYMBOL_GPL(blkcg_iostream_confined);
 
 /**
  * blkcg_account_write_stream - count a decided write for its cgroup
@@ -509,18 +753,18 @@ static struct blkcg_policy_data *iostream_cpd_alloc(gfp_t gfp)
 {
 	struct iostream_blkcg *isc = kzalloc_obj(*isc, gfp);
 
-	if (!isc)
-		return NULL;
-	isc->dfl.inherit = true;
-	return &isc->cpd;
+	return isc ? &isc->cpd : NULL;
 }
 
 static void iostream_cpd_free(struct blkcg_policy_data *cpd)
 {
 	struct iostream_blkcg *isc = container_of(cpd, struct iostream_blkcg, cpd);
+	struct iostream_mask *dfl = rcu_dereference_protected(isc->dfl, true);
 
-	if (!isc->dfl.inherit)
-		iostream_drop_pin();
+	if (dfl) {
+		iostream_drop_pin(&iostream_nr_pins);
+		kfree_rcu(dfl, rcu);
+	}
 	kfree(isc);
 }
 
@@ -533,35 +777,55 @@ static struct blkg_policy_data *iostream_pd_alloc(struct gendisk *disk,
 	grp = kzalloc_node(sizeof(*grp), gfp, disk->node_id);
 	if (!grp)
 		return NULL;
-	grp->set.inherit = true;
 	/* Until iostream_pd_init(): what no setting gives. */
-	grp->eff[0].inherit = true;
-	grp->rule2 = BLKCG_STREAM_ANY;
+	RCU_INIT_POINTER(grp->eff, &iostream_any);
+	grp->init = kmalloc_obj(*grp->init, gfp);
+	if (!grp->init)
+		goto fail;
 	/* Disks without streams only count fallbacks: nothing to place. */
 	if (nr > 1) {
 		grp->stat = __alloc_percpu_gfp(nr * sizeof(*grp->stat),
 					       __alignof__(*grp->stat), gfp);
 		grp->fallback = alloc_percpu_gfp(u64, gfp);
-		if (!grp->stat || !grp->fallback) {
-			free_percpu(grp->stat);
-			free_percpu(grp->fallback);
-			kfree(grp);
-			return NULL;
-		}
+		if (!grp->stat || !grp->fallback)
+			goto fail;
 		grp->nr_stat = nr;
 	}
 	return &grp->pd;
+fail:
+	free_percpu(grp->stat);
+	free_percpu(grp->fallback);
+	kfree(grp->init);
+	kfree(grp);
+	return NULL;
 }
 
+static void iostream_grp_free_rcu(struct rcu_head *rcu)
+{
+	struct iostream_grp *grp = container_of(rcu, struct iostream_grp, rcu);
+	struct iostream_mask *eff = rcu_dereference_protected(grp->eff, true);
+
+	if (eff != &iostream_any)
+		kfree(eff);
+	kfree(rcu_dereference_protected(grp->set, true));
+	kfree(grp->init);
+	free_percpu(grp->stat);
+	free_percpu(grp->fallback);
+	kfree(grp);
+}
+
+/*
+ * A decision may still read @pd's sets: it runs before the bio enters the
+ * queue, so activation's and deactivation's bypass does not cover it.
+ * Free after a grace period.
+ */
 static void iostream_pd_free(struct blkg_policy_data *pd)
 {
 	struct iostream_grp *grp = container_of(pd, struct iostream_grp, pd);
 
-	if (!grp->set.inherit)
-		iostream_drop_pin();
-	free_percpu(grp->stat);
-	free_percpu(grp->fallback);
-	kfree(grp);
+	if (rcu_access_pointer(grp->set))
+		iostream_drop_pin(&iostream_nr_pins);
+	call_rcu(&grp->rcu, iostream_grp_free_rcu);
 }
 
 static void iostream_pd_stat(struct blkg_policy_data *pd, struct seq_file *s)
@@ -590,11 +854,13 @@ static void iostream_pd_stat(struct blkg_policy_data *pd, struct seq_file *s)
 	}
 }
 
+/* A setting, or an effective set on a disk with @max streams. */
 static void iostream_print_value(struct seq_file *sf,
-				 const struct iostream_mask *m)
+				 const struct iostream_mask *m,
+				 unsigned int max)
 {
 	if (m->inherit)
-		seq_puts(sf, "inherit\n");
+		seq_printf(sf, "0-%u\n", max);
 	else if (bitmap_empty(m->map, IOSTREAM_BITS))
 		seq_puts(sf, "0\n");
 	else
@@ -606,66 +872,44 @@ static u64 iostream_prfill(struct seq_file *sf, struct blkg_policy_data *pd,
 {
 	struct iostream_grp *grp = container_of(pd, struct iostream_grp, pd);
 	const char *dname = blkg_dev_name(pd->blkg);
+	const struct iostream_mask *m = rcu_dereference(grp->set);
 
-	if (!dname || grp->set.inherit)
+	if (!dname || !m)
 		return 0;
 	seq_printf(sf, "%s ", dname);
-	iostream_print_value(sf, &grp->set);
+	iostream_print_value(sf, m, 0);
 	return 0;
 }
 
+/* io.stream: the lines that are set, the default first.  No lock. */
 static int iostream_show(struct seq_file *sf, void *v)
 {
 	struct blkcg *blkcg = css_to_blkcg(seq_css(sf));
+	const struct iostream_mask *dfl;
 
-	mutex_lock(&iostream_mutex);
-	seq_puts(sf, "default ");
-	iostream_print_value(sf, &blkcg_to_iostream(blkcg)->dfl);
+	rcu_read_lock();
+	dfl = rcu_dereference(blkcg_to_iostream(blkcg)->dfl);
+	if (dfl) {
+		seq_puts(sf, "default ");
+		iostream_print_value(sf, dfl, 0);
+	}
+	rcu_read_unlock();
 	blkcg_print_blkgs(sf, blkcg, iostream_prfill, &blkcg_policy_iostream,
 			  0, false);
-	mutex_unlock(&iostream_mutex);
 	return 0;
-}
-
-/*
- * The effective set of @blkcg on @q's disk: its blkg's or, for a cgroup
- * that has none there (it never wrote to the disk), the nearest
- * ancestor's narrowed by the defaults of the cgroups in between, as its
- * blkg would get it.  Under iostream_mutex and rcu_read_lock().
- */
-static void iostream_cgroup_eff(struct blkcg *blkcg, struct request_queue *q,
-				struct iostream_mask *eff)
-{
-	unsigned int max = q->limits.max_write_streams;
-	struct blkcg *top = blkcg, *pos;
-	struct iostream_grp *grp;
-	struct blkcg_gq *blkg;
-
-	while (!(blkg = blkg_lookup(top, q)) && iostream_parent(top))
-		top = iostream_parent(top);
-	grp = blkg ? blkg_to_iostream(blkg) : NULL;
-	*eff = grp ? *iostream_grp_eff(grp) : iostream_any;
-	/* Down from @top, one level at a time. */
-	while (top != blkcg) {
-		for (pos = blkcg; iostream_parent(pos) != top;
-		     pos = iostream_parent(pos))
-			;
-		iostream_narrow(eff, eff, iostream_level(NULL, pos), max);
-		top = pos;
-	}
 }
 
 /*
  * io.stream.effective: for each disk with streams, the streams the
- * cgroup's writes may use there, "inherit" when no cgroup up to the root
- * has a setting.
+ * cgroup's writes may use there, 0 standing for no stream: "0-N" on a
+ * disk with N streams where no cgroup up to the root has a setting.  No
+ * lock.
  */
 static int iostream_effective_show(struct seq_file *sf, void *v)
 {
 	struct blkcg *blkcg = css_to_blkcg(seq_css(sf));
 	struct blkcg_gq *root;
 
-	mutex_lock(&iostream_mutex);
 	rcu_read_lock();
 	hlist_for_each_entry_rcu(root, &blkcg_root.blkg_list, blkcg_node) {
 		struct request_queue *q = root->q;
@@ -676,10 +920,9 @@ static int iostream_effective_show(struct seq_file *sf, void *v)
 			continue;
 		iostream_cgroup_eff(blkcg, q, &eff);
 		seq_printf(sf, "%s ", dname);
-		iostream_print_value(sf, &eff);
+		iostream_print_value(sf, &eff, q->limits.max_write_streams);
 	}
 	rcu_read_unlock();
-	mutex_unlock(&iostream_mutex);
 	return 0;
 }
 
@@ -700,10 +943,10 @@ static const char *iostream_parse_num(const char *p, const char *end,
 }
 
 /*
- * Parse one value into @m: "default" or its synonym "inherit", which
- * remove a setting; "0"; or a list of streams from 1 to @max, such as "3",
- * "3,5" or "2-4,7".  Leading and trailing white space is allowed, nothing
- * else.  @m is written only on success.
+ * Parse one value into @m: "default", which removes a setting (@m->inherit
+ * is set); "0"; or a list of streams from 1 to @max, such as "3", "3,5"
+ * or "2-4,7".  Leading and trailing white space is allowed, nothing else.
+ * @m is written only on success.
  */
 static int iostream_parse_value(const char *s, unsigned int max,
 				struct iostream_mask *m)
@@ -716,8 +959,7 @@ static int iostream_parse_value(const char *s, unsigned int max,
 	len = strcspn(s, " \t\n");
 	if (!len || s[len + strspn(s + len, " \t\n")])
 		return -EINVAL;
-	if (len == 7 &&
-	    (!strncmp(s, "inherit", 7) || !strncmp(s, "default", 7))) {
+	if (len == 7 && !strncmp(s, "default", 7)) {
 		m->inherit = true;
 		bitmap_zero(m->map, IOSTREAM_BITS);
 		return 0;
@@ -749,29 +991,50 @@ done:
 	return 0;
 }
 
-/* Replace a setting and keep the count of pins.  Under iostream_mutex. */
-static void iostream_set(struct iostream_mask *slot,
-			 const struct iostream_mask *m)
+/*
+ * Put @m, NULL for "default", in @slot and keep @pins, the count of
+ * settings, up to date.  Takes no lock: concurrent writers of one slot
+ * are ordered by the exchange.
+ */
+static void iostream_set(struct iostream_mask __rcu **slot,
+			 struct iostream_mask *m, atomic_t *pins)
 {
-	unsigned long flags;
+	struct iostream_mask *old;
 
-	lockdep_assert_held(&iostream_mutex);
-	if (slot->inherit && !m->inherit)
-		atomic_inc(&iostream_nr_pins);
-	else if (!slot->inherit && m->inherit)
-		atomic_dec(&iostream_nr_pins);
-	/* No reader may interrupt the writer: it would wait for itself. */
-	local_irq_save(flags);
-	write_seqcount_begin(&iostream_seq);
-	slot->inherit = m->inherit;
-	bitmap_copy(slot->map, m->map, IOSTREAM_BITS);
-	write_seqcount_end(&iostream_seq);
-	local_irq_restore(flags);
+	old = unrcu_pointer(xchg(slot, RCU_INITIALIZER(m)));
+	if (!old && m)
+		atomic_inc(pins);
+	else if (old && !m)
+		iostream_drop_pin(pins);
+	if (old)
+		kfree_rcu(old, rcu);
 }
 
+/*
+ * A new setting from @buf, parsed against @max streams: NULL in @m for
+ * "default".
+ */
+static int iostream_new_setting(const char *buf, unsigned int max,
+				struct iostream_mask **m)
+{
+	struct iostream_mask v;
+	int ret = iostream_parse_value(buf, max, &v);
+
+	*m = NULL;
+	if (ret || v.inherit)
+		return ret;
+	*m = kmemdup(&v, sizeof(v), GFP_KERNEL_ACCOUNT);
+	return *m ? 0 : -ENOMEM;
+}
+
+/*
+ * "$MAJ:$MIN $VALUE".  The error is all a writer gets, nothing is logged:
+ * a delegatee may write this file.
+ */
 static ssize_t iostream_write_disk(struct blkcg *blkcg, char *buf)
 {
-	struct iostream_mask m;
+	struct iostream_mask *m = NULL;
+	struct request_queue *q;
 	struct blkg_conf_ctx ctx;
 	unsigned int max;
 	int ret;
@@ -780,30 +1043,29 @@ static ssize_t iostream_write_disk(struct blkcg *blkcg, char *buf)
 	ret = blkg_conf_open_bdev(&ctx);
 	if (ret)
 		return ret;
-
-	/*
-	 * A delegatee may write this file: the error is all it gets, so that
-	 * it cannot fill the log.
-	 */
-	max = ctx.bdev->bd_disk->queue->limits.max_write_streams;
-	ret = iostream_parse_value(ctx.body, max, &m);
-	if (!max && !ret && !m.inherit)
+	q = ctx.bdev->bd_disk->queue;
+	max = q->limits.max_write_streams;
+	ret = iostream_new_setting(ctx.body, max, &m);
+	if (!ret && !max && m)
 		ret = -EINVAL;
 	if (ret)
 		goto close_bdev;
-
-	/* Normally done when the disk was added; a no-op then. */
-	ret = blkcg_activate_policy(ctx.bdev->bd_disk, &blkcg_policy_iostream);
-	if (ret)
-		goto close_bdev;
+	/*
+	 * The policy was activated when the disk was added; a disk where
+	 * that failed has no io.stream (-EOPNOTSUPP).
+	 */
 	ret = blkg_conf_prep(blkcg, &blkcg_policy_iostream, &ctx);
 	if (ret)
 		goto close_bdev;
-	iostream_set(&blkg_to_iostream(ctx.blkg)->set, &m);
+	iostream_set(&blkg_to_iostream(ctx.blkg)->set, m, &iostream_nr_pins);
+	m = NULL;
 	blkg_conf_unprep(&ctx);
-	iostream_update(ctx.bdev->bd_disk->queue);
 close_bdev:
 	blkg_conf_close_bdev(&ctx);
+	kfree(m);
+	/* Outside the queue's rq_qos_mutex: @q is only compared. */
+	if (!ret)
+		ret = iostream_update(blkcg, q);
 	return ret;
 }
 
@@ -811,27 +1073,26 @@ static ssize_t iostream_write(struct kernfs_open_file *of, char *buf,
 			      size_t nbytes, loff_t off)
 {
 	struct blkcg *blkcg = css_to_blkcg(of_css(of));
-	struct iostream_mask m;
-	int ret = 0;
+	struct iostream_mask *m;
+	int ret;
 
-	mutex_lock(&iostream_mutex);
 	if (strchr(buf, ':')) {
 		ret = iostream_write_disk(blkcg, buf);
 	} else {
-		/* "default VALUE" or "VALUE": the cgroup's default */
+		/* "default $VALUE", "$VALUE" or "default": the default */
 		char *p = skip_spaces(buf);
 
 		if (!strncmp(p, "default", 7) && isspace(p[7]) &&
 		    *skip_spaces(p + 7))
 			p += 7;
-		ret = iostream_parse_value(p, IOSTREAM_MAX, &m);
+		ret = iostream_new_setting(p, IOSTREAM_MAX, &m);
 		if (!ret) {
-			iostream_set(&blkcg_to_iostream(blkcg)->dfl, &m);
-			iostream_update(NULL);
+			iostream_set(&blkcg_to_iostream(blkcg)->dfl, m,
+				     &iostream_nr_pins);
+			ret = iostream_update(blkcg, NULL);
 		}
 	}
-	iostream_update_key();
-	mutex_unlock(&iostream_mutex);
+	iostream_sync_key();
 	return ret ?: nbytes;
 }
 
@@ -867,7 +1128,8 @@ static struct blkcg_policy blkcg_policy_iostream = {
  * Called from add_disk(), after the driver set the disk's limits: the
  * root cgroup's counters get a slot for each stream the disk has (an NVMe
  * namespace learns its streams only after its disk was allocated).  Does
- * nothing before the policy is registered.
+ * nothing before the policy is registered.  The policy is never
+ * deactivated on a live disk.
  *
  * Return: 0, or the error of activating the policy on @disk.
  */

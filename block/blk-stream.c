@@ -13,7 +13,7 @@
  *  1. a stream already on the bio (io_uring, a filesystem that places
  *     itself, the raw block device's write hint) is kept if rule 2 allows;
  *  2. the io.stream setting of the bio's cgroup, which for writeback is
- *     the cgroup the dirty pages are charged to: a single stream (or 0)
+ *     the cgroup that owns the inode's writeback: a single stream (or 0)
  *     that the cgroup and its ancestors allow replaces any other, even
  *     the submitter's; several are a budget that the other rules spend,
  *     whose choice is kept only inside it;

@@ -11,7 +11,11 @@
 
 #include <kunit/test.h>
 
-/* @m as io.stream shows it, into @buf of KUNIT_PARAM_DESC_SIZE bytes. */
+/*
+ * @m as io.stream shows a value, into @buf of KUNIT_PARAM_DESC_SIZE bytes;
+ * "inherit" for an effective set where nothing confines (which
+ * io.stream.effective shows as the disk's whole range).
+ */
 static void iostream_test_print(const struct iostream_mask *m, char *buf)
 {
 	if (m->inherit)
@@ -38,9 +42,9 @@ struct iostream_parse_case {
 };
 
 static const struct iostream_parse_case iostream_parse_cases[] = {
-	{ .in = "inherit",		.max = 8, .ret = 0, .out = "inherit" },
-	{ .in = " inherit\n",		.max = 8, .ret = 0, .out = "inherit" },
-	{ .in = "inherit",		.max = 0, .ret = 0, .out = "inherit" },
+	{ .in = "default",		.max = 8, .ret = 0, .out = "inherit" },
+	{ .in = " default\n",		.max = 8, .ret = 0, .out = "inherit" },
+	{ .in = "inherit",		.max = 8, .ret = -EINVAL },
 	{ .in = "0",			.max = 8, .ret = 0, .out = "0" },
 	{ .in = "0",			.max = 0, .ret = 0, .out = "0" },
 	{ .in = "1",			.max = 8, .ret = 0, .out = "1" },
@@ -60,8 +64,8 @@ static const struct iostream_parse_case iostream_parse_cases[] = {
 	{ .in = "0x3",			.max = 8, .ret = -EINVAL },
 	{ .in = "3 4",			.max = 8, .ret = -EINVAL },
 	{ .in = "3x",			.max = 8, .ret = -EINVAL },
-	{ .in = "inheritx",		.max = 8, .ret = -EINVAL },
-	{ .in = "inherit 1",		.max = 8, .ret = -EINVAL },
+	{ .in = "defaultx",		.max = 8, .ret = -EINVAL },
+	{ .in = "default 1",		.max = 8, .ret = -EINVAL },
 	{ .in = "default 3",		.max = 8, .ret = -EINVAL },
 	{ .in = "defaults",		.max = 8, .ret = -EINVAL },
 	{ .in = "",			.max = 8, .ret = -EINVAL },
@@ -151,8 +155,8 @@ static const struct iostream_chain_case iostream_chain_cases[] = {
 	  { 0, 0, 0, 0, 0, 0, 0, 0, 0 } },
 	{ "parent 0 stays 0", { "0", "3" }, { }, "0", 0,
 	  { 0, 0, 0, 0, 0, 0, 0, 0, 0 } },
-	{ "top default beyond the disk", { }, { "9-10" }, "0", 0,
-	  { 0, 0, 0, 0, 0, 0, 0, 0, 0 } },
+	{ "top default beyond the disk spends the disk", { }, { "9-10" },
+	  "1-8", BUDGET, { 1, 1, 2, 3, 4, 5, 6, 7, 8 } },
 	{ "default beyond the disk keeps the parent's", { "2-3", NULL },
 	  { NULL, "9" }, "2-3", BUDGET, { 2, 3, 2, 3, 2, 3, 2, 3, 2 } },
 	{ "set partly beyond the disk", { }, { "8-9" }, "8", 8,
@@ -172,20 +176,6 @@ static const struct iostream_chain_case iostream_chain_cases[] = {
 #undef ANY
 #undef BUDGET
 
-/*
- * Parse @val into @m, as a test's setup: a failure is reported, and the
- * caller must not use @m then (it may hold anything).  Not an assertion,
- * which would end the test with iostream_mutex held.
- */
-static int expect_parse(struct kunit *test, const char *val,
-			unsigned int max, struct iostream_mask *m)
-{
-	int ret = iostream_parse_value(val, max, m);
-
-	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "parsing \"%s\"", val);
-	return ret;
-}
-
 static void iostream_chain_case_desc(const struct iostream_chain_case *c,
 				     char *desc)
 {
@@ -196,68 +186,146 @@ KUNIT_ARRAY_PARAM(iostream_chain, iostream_chain_cases, iostream_chain_case_desc
 
 /**
  * struct iostream_test_chain - three cgroups below a stand-in root
+ * @root_grp: the root's data on the disk
  * @grp: their data on a disk with 8 streams
  * @isc: their per-cgroup data
  * @blkg: @blkg[0] stands for the root, @blkg[i + 1] for level i below it
  * @blkcg: the cgroups of @blkg[1] to @blkg[3]
+ * @q: the disk's queue, with 8 streams
+ * @bdev: the disk's block device
+ * @pins: the settings of the chain; the test leaves the global count,
+ *	which turns decisions on for real I/O, alone
  */
 struct iostream_test_chain {
+	struct iostream_grp root_grp;
 	struct iostream_grp grp[3];
 	struct iostream_blkcg isc[3];
 	struct blkcg_gq blkg[4];
 	struct blkcg blkcg[3];
+	struct request_queue *q;
+	struct block_device *bdev;
+	atomic_t pins;
 };
 
-/* Recompute the chain's sets, parents first, as iostream_update() does. */
-static void iostream_test_update(struct iostream_test_chain *ch)
+/* Free the sets the chain's levels hold. */
+static void iostream_test_release(void *data)
 {
+	struct iostream_test_chain *ch = data;
+	struct iostream_mask *eff;
 	unsigned int i;
 
-	for (i = 1; i < ARRAY_SIZE(ch->blkg); i++)
-		iostream_update_blkg(&ch->blkg[i], 8);
+	for (i = 0; i < 3; i++) {
+		eff = rcu_dereference_protected(ch->grp[i].eff, true);
+		if (eff != &iostream_any)
+			kfree_rcu(eff, rcu);
+		kfree_rcu(rcu_dereference_protected(ch->grp[i].set, true), rcu);
+		kfree_rcu(rcu_dereference_protected(ch->isc[i].dfl, true), rcu);
+		kfree(ch->grp[i].init);
+	}
 }
 
-static struct iostream_test_chain *iostream_test_chain(struct kunit *test)
+/* Recompute the chain's sets, as a write of io.stream at the top does. */
+static void iostream_test_update(struct kunit *test,
+				 struct iostream_test_chain *ch)
+{
+	KUNIT_EXPECT_EQ(test, iostream_update(&ch->blkcg[0], ch->q), 0);
+}
+
+/*
+ * Link level @i's blkg to its cgroup, where the update walk and
+ * blkg_lookup() find it, and publish its first set, as blkg_create()
+ * does.
+ */
+static void iostream_test_create(struct kunit *test,
+				 struct iostream_test_chain *ch, unsigned int i)
+{
+	struct iostream_grp *grp = &ch->grp[i];
+
+	grp->init = kmalloc_obj(*grp->init, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, grp->init);
+	spin_lock_irq(&ch->q->queue_lock);
+	iostream_pd_init(&grp->pd);
+	hlist_add_head_rcu(&ch->blkg[i + 1].blkcg_node,
+			   &ch->blkcg[i].blkg_list);
+	rcu_assign_pointer(ch->blkcg[i].blkg_hint, &ch->blkg[i + 1]);
+	ch->blkg[i + 1].online = true;
+	spin_unlock_irq(&ch->q->queue_lock);
+}
+
+/*
+ * The chain, with the blkgs of the levels below @nr_blkgs not created
+ * yet: their cgroups exist, with no blkg on the disk.
+ */
+static struct iostream_test_chain *
+iostream_test_chain_n(struct kunit *test, unsigned int nr_blkgs)
 {
 	int plid = blkcg_policy_iostream.plid;
 	struct iostream_test_chain *ch;
 	unsigned int i;
 
 	ch = kunit_kzalloc(test, sizeof(*ch), GFP_KERNEL);
-	if (!ch)
-		return NULL;
+	KUNIT_ASSERT_NOT_NULL(test, ch);
+	ch->q = kunit_kzalloc(test, sizeof(*ch->q), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ch->q);
+	ch->bdev = kunit_kzalloc(test, sizeof(*ch->bdev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ch->bdev);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, iostream_test_release, ch),
+			0);
+	spin_lock_init(&ch->q->queue_lock);
+	ch->q->limits.max_write_streams = 8;
+	ch->q->root_blkg = &ch->blkg[0];
+	ch->bdev->bd_queue = ch->q;
 	ch->blkg[0].blkcg = &blkcg_root;
+	ch->blkg[0].q = ch->q;
+	ch->blkg[0].pd[plid] = &ch->root_grp.pd;
+	RCU_INIT_POINTER(ch->root_grp.eff, &iostream_any);
 	for (i = 0; i < 3; i++) {
-		ch->grp[i].set.inherit = true;
-		ch->isc[i].dfl.inherit = true;
+		RCU_INIT_POINTER(ch->grp[i].eff, &iostream_any);
+		ch->grp[i].pd.blkg = &ch->blkg[i + 1];
 		ch->blkg[i + 1].parent = &ch->blkg[i];
 		ch->blkg[i + 1].blkcg = &ch->blkcg[i];
+		ch->blkg[i + 1].q = ch->q;
 		ch->blkg[i + 1].pd[plid] = &ch->grp[i].pd;
 		ch->blkcg[i].cpd[plid] = &ch->isc[i].cpd;
+		INIT_LIST_HEAD(&ch->blkcg[i].css.children);
+		ch->blkcg[i].css.parent = i ? &ch->blkcg[i - 1].css :
+					      &blkcg_root.css;
+		if (i)
+			list_add_tail_rcu(&ch->blkcg[i].css.sibling,
+					  &ch->blkcg[i - 1].css.children);
 	}
-	iostream_test_update(ch);
+	for (i = 0; i < nr_blkgs; i++)
+		iostream_test_create(test, ch, i);
 	return ch;
 }
 
+static struct iostream_test_chain *iostream_test_chain(struct kunit *test)
+{
+	return iostream_test_chain_n(test, 3);
+}
+
 /*
- * Set level @i's line and default (NULL for "inherit") and recompute the
- * chain, as a write of io.stream does.
+ * Set level @i's line and default (NULL for none) and recompute the
+ * chain, as a write of io.stream does.  A line goes on level @i's blkg.
  */
 static void iostream_test_set(struct kunit *test,
 			      struct iostream_test_chain *ch, unsigned int i,
 			      const char *line, const char *dfl)
 {
-	struct iostream_mask m = { .inherit = true };
+	struct iostream_mask *m = NULL;
 
-	mutex_lock(&iostream_mutex);
-	/* @m is set only by a parse that succeeded. */
-	if (!line || !expect_parse(test, line, 8, &m))
-		iostream_set(&ch->grp[i].set, &m);
-	m.inherit = true;
-	if (!dfl || !expect_parse(test, dfl, 255, &m))
-		iostream_set(&ch->isc[i].dfl, &m);
-	iostream_test_update(ch);
-	mutex_unlock(&iostream_mutex);
+	/* A failed parse is reported and leaves no setting. */
+	if (line)
+		KUNIT_EXPECT_EQ_MSG(test, iostream_new_setting(line, 8, &m), 0,
+				    "parsing \"%s\"", line);
+	iostream_set(&ch->grp[i].set, m, &ch->pins);
+	m = NULL;
+	if (dfl)
+		KUNIT_EXPECT_EQ_MSG(test, iostream_new_setting(dfl, 255, &m), 0,
+				    "parsing \"%s\"", dfl);
+	iostream_set(&ch->isc[i].dfl, m, &ch->pins);
+	iostream_test_update(test, ch);
 }
 
 /* Back to no setting, which also gives back the pins. */
@@ -268,13 +336,25 @@ static void iostream_test_unset(struct kunit *test,
 
 	for (i = 0; i < 3; i++)
 		iostream_test_set(test, ch, i, NULL, NULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ch->pins), 0);
 }
 
 /* Level @i's effective set as io.stream shows a value, into @out. */
 static void iostream_test_eff(struct iostream_test_chain *ch, unsigned int i,
 			      char *out)
 {
+	rcu_read_lock();
 	iostream_test_print(iostream_grp_eff(&ch->grp[i]), out);
+	rcu_read_unlock();
+}
+
+/* A write of the chain's lowest cgroup to its disk. */
+static void iostream_test_bio(struct iostream_test_chain *ch, struct bio *bio,
+			      unsigned int level)
+{
+	memset(bio, 0, sizeof(*bio));
+	bio->bi_bdev = ch->bdev;
+	bio->bi_blkg = &ch->blkg[level];
 }
 
 /*
@@ -287,17 +367,16 @@ static void iostream_test_effective(struct kunit *test)
 	const struct iostream_chain_case *c = test->param_value;
 	struct iostream_test_chain *ch = iostream_test_chain(test);
 	char out[KUNIT_PARAM_DESC_SIZE];
-	struct bio bio = {};
+	struct bio bio;
 	unsigned int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, ch);
 	for (i = 0; i < 3; i++)
 		iostream_test_set(test, ch, i, c->line[i], c->dfl[i]);
 
 	iostream_test_eff(ch, 2, out);
 	KUNIT_EXPECT_STREQ(test, out, c->eff);
 
-	bio.bi_blkg = &ch->blkg[3];
+	iostream_test_bio(ch, &bio, 3);
 	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), c->rule2);
 	for (i = 0; i < ARRAY_SIZE(c->confined); i++)
 		KUNIT_EXPECT_EQ_MSG(test, blkcg_confine_write_stream(&bio, i),
@@ -312,12 +391,11 @@ static void iostream_test_effective(struct kunit *test)
 static void iostream_test_recompute(struct kunit *test)
 {
 	struct iostream_test_chain *ch = iostream_test_chain(test);
+	const struct iostream_mask *eff;
 	char out[KUNIT_PARAM_DESC_SIZE];
-	struct bio bio = {};
-	unsigned int cur;
+	struct bio bio;
 
-	KUNIT_ASSERT_NOT_NULL(test, ch);
-	bio.bi_blkg = &ch->blkg[3];
+	iostream_test_bio(ch, &bio, 3);
 	iostream_test_set(test, ch, 0, "3-4", NULL);
 	iostream_test_set(test, ch, 2, "4", NULL);
 	iostream_test_eff(ch, 2, out);
@@ -325,15 +403,21 @@ static void iostream_test_recompute(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), 4);
 
 	/* The parent moves away from the child's stream: the child follows. */
-	cur = ch->grp[2].cur;
+	eff = rcu_access_pointer(ch->grp[2].eff);
 	iostream_test_set(test, ch, 0, "5-6", NULL);
-	KUNIT_EXPECT_NE(test, ch->grp[2].cur, cur);
+	/* A new object is published, the old one is never written. */
+	KUNIT_EXPECT_PTR_NE(test, rcu_access_pointer(ch->grp[2].eff), eff);
 	iostream_test_eff(ch, 1, out);
 	KUNIT_EXPECT_STREQ(test, out, "5-6");
 	iostream_test_eff(ch, 2, out);
 	KUNIT_EXPECT_STREQ(test, out, "5-6");
 	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), BLKCG_STREAM_BUDGET);
 	KUNIT_EXPECT_EQ(test, blkcg_confine_write_stream(&bio, 4), 5);
+
+	/* An update that changes nothing publishes nothing. */
+	eff = rcu_access_pointer(ch->grp[2].eff);
+	iostream_test_update(test, ch);
+	KUNIT_EXPECT_PTR_EQ(test, rcu_access_pointer(ch->grp[2].eff), eff);
 
 	/* The parent lets go: the child's own setting is all there is. */
 	iostream_test_set(test, ch, 0, NULL, NULL);
@@ -356,64 +440,151 @@ static void iostream_test_recompute(struct kunit *test)
 }
 
 /*
- * A write charged to the root (or to no cgroup) with its submitter's
- * stream is confined by the submitter's cgroup: here a kthread in the
- * root, so nothing confines it and its stream stays.
+ * A blkg created after a setting changed above it but before the update
+ * reached it (its parent's set was still the old one when it computed
+ * its own) gets the new set from the update.
  */
-static void iostream_test_root_charged(struct kunit *test)
+static void iostream_test_create_during_update(struct kunit *test)
 {
-	struct iostream_test_chain *ch = iostream_test_chain(test);
-	struct bio bio = {};
+	struct iostream_test_chain *ch = iostream_test_chain_n(test, 2);
+	struct iostream_mask *m;
+	char out[KUNIT_PARAM_DESC_SIZE];
+	struct bio bio;
 
-	KUNIT_ASSERT_NOT_NULL(test, ch);
+	iostream_test_set(test, ch, 2, NULL, "4");
+	KUNIT_ASSERT_EQ(test, iostream_new_setting("3-4", 8, &m), 0);
+	iostream_set(&ch->grp[0].set, m, &ch->pins);
+	/* The lowest cgroup writes for the first time: its blkg appears. */
+	iostream_test_create(test, ch, 2);
+	iostream_test_eff(ch, 2, out);
+	KUNIT_EXPECT_STREQ(test, out, "4");
+	iostream_test_eff(ch, 1, out);
+	KUNIT_EXPECT_STREQ(test, out, "inherit");
+	iostream_test_update(test, ch);
+	iostream_test_eff(ch, 1, out);
+	KUNIT_EXPECT_STREQ(test, out, "3-4");
+	iostream_test_eff(ch, 2, out);
+	KUNIT_EXPECT_STREQ(test, out, "4");
+
+	/* The top narrows to 3: the new blkg follows, not keeping its 4. */
 	iostream_test_set(test, ch, 0, "3", NULL);
-	bio.bi_write_stream = 5;
-	bio.bi_blkg = &ch->blkg[0];
-	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), BLKCG_STREAM_ANY);
-	KUNIT_EXPECT_EQ(test, bio.bi_write_stream, 5);
-	KUNIT_EXPECT_EQ(test, blkcg_confine_write_stream(&bio, 5), 5);
-	bio.bi_blkg = NULL;
-	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), BLKCG_STREAM_ANY);
-	KUNIT_EXPECT_EQ(test, bio.bi_write_stream, 5);
-	/* The same write charged to the confined cgroup is confined. */
-	bio.bi_blkg = &ch->blkg[1];
+	iostream_test_eff(ch, 2, out);
+	KUNIT_EXPECT_STREQ(test, out, "3");
+	iostream_test_bio(ch, &bio, 3);
 	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), 3);
 	iostream_test_unset(test, ch);
 }
 
+/* rule2 and the stream a budget makes of 5 for @bio, submitted from @css. */
+static void iostream_test_submitted(struct kunit *test,
+				    struct iostream_test_chain *ch,
+				    struct bio *bio,
+				    struct cgroup_subsys_state *css,
+				    int rule2, unsigned int confined)
+{
+	const struct iostream_mask *eff;
+	struct iostream_mask buf;
+
+	rcu_read_lock();
+	eff = iostream_bio_eff_css(bio, css, ch->q, &buf);
+	KUNIT_EXPECT_EQ(test, eff->rule2, rule2);
+	KUNIT_EXPECT_EQ(test, iostream_confine(eff, 5, 8), confined);
+	rcu_read_unlock();
+}
+
 /*
- * The count of pins follows every change of a setting, and only those.
- * Under iostream_mutex, as every change of a setting: no writer of
- * io.stream can update the static key while the count is off by one.
+ * A write charged to the root cgroup (or to none) is confined by the
+ * cgroup of the task that submitted it, which io.stream is given as a
+ * css here: the submitter's cgroup's blkg where it has one, else the
+ * nearest ancestor's set narrowed by the defaults in between; never
+ * "anything" below a confining ancestor.
  */
+static void iostream_test_root_charged(struct kunit *test)
+{
+	struct iostream_test_chain *ch = iostream_test_chain_n(test, 2);
+	struct bio bio;
+
+	iostream_test_set(test, ch, 0, "3-4", NULL);
+	iostream_test_set(test, ch, 1, "4", NULL);
+	/* A line for a cgroup without a blkg cannot exist; its default can. */
+	iostream_test_set(test, ch, 2, NULL, "3");
+
+	iostream_test_bio(ch, &bio, 0);
+	/* Submitter without a cgroup below the root: nothing confines. */
+	iostream_test_submitted(test, ch, &bio, NULL, BLKCG_STREAM_ANY, 5);
+	/* Submitter confined, bio root-charged: the submitter's set. */
+	iostream_test_submitted(test, ch, &bio, &ch->blkcg[0].css,
+				BLKCG_STREAM_BUDGET, 4);
+	iostream_test_submitted(test, ch, &bio, &ch->blkcg[1].css, 4, 4);
+	/* Submitter without a blkg: its parent's set, where 3 is not. */
+	iostream_test_submitted(test, ch, &bio, &ch->blkcg[2].css, 4, 4);
+	/* Charged to no cgroup at all: the same. */
+	bio.bi_blkg = NULL;
+	iostream_test_submitted(test, ch, &bio, &ch->blkcg[2].css, 4, 4);
+	iostream_test_submitted(test, ch, &bio, NULL, BLKCG_STREAM_ANY, 5);
+
+	/* The middle cgroup lets go: the default below narrows the top's. */
+	iostream_test_set(test, ch, 1, NULL, NULL);
+	iostream_test_submitted(test, ch, &bio, &ch->blkcg[2].css, 3, 3);
+
+	/*
+	 * Through the decision point: the KUnit thread is in the root
+	 * cgroup, so a root-charged write is not confined, while the same
+	 * write charged to the confined cgroup is.
+	 */
+	iostream_test_bio(ch, &bio, 0);
+	bio.bi_write_stream = 5;
+	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), BLKCG_STREAM_ANY);
+	KUNIT_EXPECT_EQ(test, bio.bi_write_stream, 5);
+	bio.bi_blkg = &ch->blkg[1];
+	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), BLKCG_STREAM_BUDGET);
+	KUNIT_EXPECT_EQ(test, blkcg_confine_write_stream(&bio, 5), 4);
+	iostream_test_unset(test, ch);
+}
+
+/* The count of pins follows every change of a setting, and only those. */
 static void iostream_test_set_counts_pins(struct kunit *test)
 {
-	struct iostream_mask slot = { .inherit = true }, m;
-	int before;
+	static const char * const vals[] = { "3", "0", "2-5", "default",
+					     "default" };
+	static const int pins[] = { 1, 1, 1, 0, 0 };
+	struct iostream_mask __rcu *slot = NULL;
+	struct iostream_mask *m;
+	atomic_t count = ATOMIC_INIT(0);
+	unsigned int i;
 
-	mutex_lock(&iostream_mutex);
-	before = atomic_read(&iostream_nr_pins);
-	if (!expect_parse(test, "3", 8, &m))
-		iostream_set(&slot, &m);
-	KUNIT_EXPECT_EQ(test, atomic_read(&iostream_nr_pins), before + 1);
-	if (!expect_parse(test, "0", 8, &m))
-		iostream_set(&slot, &m);
-	KUNIT_EXPECT_EQ(test, atomic_read(&iostream_nr_pins), before + 1);
-	if (!expect_parse(test, "2-5", 8, &m))
-		iostream_set(&slot, &m);
-	KUNIT_EXPECT_EQ(test, atomic_read(&iostream_nr_pins), before + 1);
-	if (!expect_parse(test, "default", 8, &m))
-		iostream_set(&slot, &m);
-	KUNIT_EXPECT_EQ(test, atomic_read(&iostream_nr_pins), before);
-	iostream_set(&slot, &m);
-	KUNIT_EXPECT_EQ(test, atomic_read(&iostream_nr_pins), before);
-	mutex_unlock(&iostream_mutex);
+	for (i = 0; i < ARRAY_SIZE(vals); i++) {
+		KUNIT_ASSERT_EQ(test, iostream_new_setting(vals[i], 8, &m), 0);
+		iostream_set(&slot, m, &count);
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&count), pins[i],
+				    "after \"%s\"", vals[i]);
+	}
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slot));
+}
+
+/*
+ * For the order tests: give the stand-in blkg @blkg the effective set of
+ * its setting below the root, as an update would.
+ */
+static void iostream_test_recompute_one(struct kunit *test,
+					struct blkcg_gq *blkg)
+{
+	struct iostream_grp *grp = blkg_to_iostream(blkg);
+	unsigned int max = blkg->q->limits.max_write_streams;
+	struct iostream_mask *m = kmalloc_obj(*m, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	rcu_read_lock();
+	KUNIT_EXPECT_EQ(test, iostream_compute(blkg, max, m), 0);
+	iostream_publish(grp, m);
+	rcu_read_unlock();
 }
 
 static struct kunit_case iostream_test_cases[] = {
 	KUNIT_CASE_PARAM(iostream_test_parse_value, iostream_parse_gen_params),
 	KUNIT_CASE_PARAM(iostream_test_effective, iostream_chain_gen_params),
 	KUNIT_CASE(iostream_test_recompute),
+	KUNIT_CASE(iostream_test_create_during_update),
 	KUNIT_CASE(iostream_test_root_charged),
 	KUNIT_CASE(iostream_test_set_counts_pins),
 	{}

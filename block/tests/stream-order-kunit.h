@@ -183,7 +183,8 @@ static const struct order_case order_cases[] = {
 	{ "policy says 0",		0, INH,   DATA, 0, 0,  0, BLK_STREAM_RULE_DEFAULT },
 	{ "no policy",			0, INH,   JRNL, 0, -1, 0, BLK_STREAM_RULE_DEFAULT },
 	{ "app beyond the disk",	9, INH,   DATA, 0, 6,  0, APP },
-	{ "cgroup beyond the disk",	0, "9",   DATA, 0, 6,  0, CGRP },
+	{ "cgroup beyond the disk",	0, "9",   DATA, 0, 6,  6, POL },
+	{ "cgroup beyond, no policy",	0, "9",   DATA, 0, -1, 1, CGRP },
 	{ "policy beyond the disk",	0, INH,   DATA, 0, 9,  0, POL },
 	{ "budget keeps app inside",	4, "3-4", DATA, 0, 6,  4, APP },
 	{ "budget confines app",	6, "3-4", DATA, 0, 6,  3, CGRP },
@@ -215,24 +216,31 @@ static void stream_order_test(struct kunit *test)
 {
 	const struct order_case *c = test->param_value;
 	struct gendisk *disk = order_disk(test);
-	struct iostream_grp grp = { .set.inherit = true };
-	struct iostream_mask m = { .inherit = true };
+	struct iostream_grp grp = { .eff = RCU_INITIALIZER(&iostream_any) };
+	struct iostream_mask *m = NULL;
 	struct blkcg_gq child = {};
 	enum write_kind fs_kind = c->kind ?: WRITE_KIND_JOURNAL;
 	struct order_seen seen = {};
 	struct bio bio;
 
 	/* A cgroup below the root, with io.stream set to c->cgroup. */
+	/* The root's set, which the child's is computed from. */
+	KUNIT_ASSERT_EQ(test, blkcg_activate_policy(disk, &blkcg_policy_iostream),
+			0);
 	child.parent = disk->queue->root_blkg;
 	child.blkcg = &blkcg_root;
+	child.q = disk->queue;
 	child.pd[blkcg_policy_iostream.plid] = &grp.pd;
 	if (c->cgroup)
-		KUNIT_ASSERT_EQ(test, iostream_parse_value(c->cgroup, IOSTREAM_MAX,
+		KUNIT_ASSERT_EQ(test, iostream_new_setting(c->cgroup, IOSTREAM_MAX,
 							   &m), 0);
-	mutex_lock(&iostream_mutex);
-	iostream_set(&grp.set, &m);
-	iostream_update_blkg(&child, disk->queue->limits.max_write_streams);
-	mutex_unlock(&iostream_mutex);
+	/*
+	 * The global count of settings, which the decision point checks:
+	 * while this test runs, real writes are decided too, and find no
+	 * setting.
+	 */
+	iostream_set(&grp.set, m, &iostream_nr_pins);
+	iostream_test_recompute_one(test, &child);
 
 	if (c->fs)
 		KUNIT_ASSERT_EQ(test, bdev_set_kind_stream(disk->part0, fs_kind,
@@ -267,10 +275,11 @@ static void stream_order_test(struct kunit *test)
 
 	if (c->fs)
 		bdev_set_kind_stream(disk->part0, fs_kind, 0);
-	m.inherit = true;
-	mutex_lock(&iostream_mutex);
-	iostream_set(&grp.set, &m);
-	mutex_unlock(&iostream_mutex);
+	iostream_set(&grp.set, NULL, &iostream_nr_pins);
+	synchronize_rcu();
+	m = rcu_dereference_protected(grp.eff, true);
+	if (m != &iostream_any)
+		kfree(m);
 	order_put_disk(disk);
 }
 

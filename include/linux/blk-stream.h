@@ -94,10 +94,16 @@ void blk_stream_unregister_policy(struct blk_stream_policy *pol);
 #ifdef CONFIG_BLK_CGROUP_IOSTREAM
 void blkcg_iostream_pinned(struct gendisk *disk, unsigned long *map,
 			   unsigned int nbits);
+bool blkcg_iostream_confined(struct gendisk *disk);
 #else
 static inline void blkcg_iostream_pinned(struct gendisk *disk,
 					 unsigned long *map, unsigned int nbits)
 {
+}
+
+static inline bool blkcg_iostream_confined(struct gendisk *disk)
+{
+	return false;
 }
 #endif
 

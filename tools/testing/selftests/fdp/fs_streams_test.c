@@ -1179,7 +1179,7 @@ static void test_cgroup_pin(void)
 			ksft_test_result_pass("%s\n", name);
 		}
 	}
-	set_stream(cg, "inherit");
+	set_stream(cg, "default");
 	cg_destroy(cg);
 	check_integrity("ext4_cgroup_pin_integrity", &c);
 	umount_all();

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/fs.h>
+#include <linux/nvme_ioctl.h>
 
 #include "../kselftest.h"
 #include "fdp_util.h"
@@ -65,6 +66,21 @@ static int read_devnum(const char *name, char *buf, size_t len)
 	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
+}
+
+/*
+ * The line of @buf (a cgroup file) keyed by our disk's number, NULL if
+ * none: "259:1" must not match "259:10".
+ */
+static char *devnum_line(char *buf)
+{
+	size_t n = strlen(devnum);
+	char *line;
+
+	for (line = buf; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+		if (!strncmp(line, devnum, n) && line[n] == ' ')
+			return line;
+	return NULL;
 }
 
 /* Set "MAJ:MIN VALUE" (@value NULL: "default ...") on @cg; 0 or -errno. */
@@ -129,10 +145,17 @@ static int job_fn(void *arg)
 	return 0;
 }
 
-/* A fresh region of the raw disk for a direct-I/O job. */
+/*
+ * A region of the raw disk for a direct-I/O job, past its first 256 MiB,
+ * the next one each time; after the last, the first again.  The device
+ * counts what each handle takes, overwritten blocks included.
+ */
 static off_t next_region(void)
 {
-	return (off_t)(region++) * 16 * MiB + 256 * MiB;
+	uint64_t size = disk.nr_blocks * disk.lba_size;
+	unsigned int n = size > 272 * MiB ? (size - 256 * MiB) / (16 * MiB) : 1;
+
+	return (off_t)(region++ % n) * 16 * MiB + 256 * MiB;
 }
 
 static bool snap(struct fdp_snapshot *s)
@@ -185,15 +208,15 @@ static void test_direct(void)
 	cg_create(a, sizeof(a), top, "direct");
 	set_stream(a, devnum, "3");
 	check_dio("direct_pinned_stream_3_to_handle_2", a, -1, 2);
-	set_stream(a, devnum, "inherit");
+	set_stream(a, devnum, "default");
 	check_dio("direct_unpinned_to_handle_0", a, -1, 0);
 	set_stream(a, NULL, "4");
 	check_dio("direct_default_line_4_to_handle_3", a, -1, 3);
-	set_stream(a, NULL, "inherit");
+	set_stream(a, NULL, "default");
 	/* Where nothing above confines, 0 gives up placement. */
 	set_stream(a, devnum, "0");
 	check_dio("direct_top_level_0_to_handle_0", a, -1, 0);
-	set_stream(a, devnum, "inherit");
+	set_stream(a, devnum, "default");
 	cg_destroy(a);
 
 	/* Inheritance: a child without a setting follows its parent. */
@@ -213,14 +236,14 @@ static void test_direct(void)
 	check_dio("child_set_narrowed_to_parent_stream_3", b, -1, 2);
 	set_stream(b, devnum, "0");
 	check_dio("child_zero_keeps_parent_stream_3", b, -1, 2);
-	set_stream(b, devnum, "inherit");
+	set_stream(b, devnum, "default");
 	check_dio("child_inherit_line_drops_override", b, -1, 2);
-	set_stream(a, devnum, "inherit");
+	set_stream(a, devnum, "default");
 	set_stream(a, NULL, "6");
 	check_dio("child_inherits_parent_default_6", b, -1, 5);
 
 	/* The application's stream is kept only inside the cgroup's. */
-	set_stream(a, NULL, "inherit");
+	set_stream(a, NULL, "default");
 	set_stream(b, devnum, "5");
 	check_dio("pin_5_confines_app_stream_7", b, 7, 4);
 	set_stream(b, devnum, "6-7");
@@ -245,7 +268,7 @@ static void test_stat(void)
 		ksft_test_result_fail("io_stat_counts_stream_bytes: writer %d\n", ret);
 		goto out;
 	}
-	line = strstr(stat, devnum);
+	line = devnum_line(stat);
 	snprintf(want, sizeof(want), " stream2.wbytes=%d stream2.wios=%d", DIO_SIZE,
 		 DIO_SIZE / MiB);
 	if (!line || !strstr(line, want)) {
@@ -255,7 +278,7 @@ static void test_stat(void)
 		ksft_test_result_pass("io_stat_counts_stream_bytes\n");
 	}
 out:
-	set_stream(cg, devnum, "inherit");
+	set_stream(cg, devnum, "default");
 	cg_destroy(cg);
 }
 
@@ -313,7 +336,7 @@ static void test_stat_root(void)
 				      name, after - before, DIO_SIZE);
 	else
 		ksft_test_result_pass("%s\n", name);
-	set_stream(cg, devnum, "inherit");
+	set_stream(cg, devnum, "default");
 	cg_destroy(cg);
 }
 
@@ -418,7 +441,7 @@ static void test_tracepoint(void)
 		ksft_test_result_pass("tracepoint_records_decisions\n");
 out:
 	trace_ctl("trace", "");
-	set_stream(cg, devnum, "inherit");
+	set_stream(cg, devnum, "default");
 	cg_destroy(cg);
 	cg_destroy(other);
 }
@@ -465,8 +488,8 @@ static void test_concurrent(void)
 	ksft_test_result(fdp_usage_is(&u, 1, DIO_SIZE / disk.lba_size, why, sizeof(why)),
 			 "two_cgroups_at_once_nothing_crosses\n");
 out:
-	set_stream(a, devnum, "inherit");
-	set_stream(b, devnum, "inherit");
+	set_stream(a, devnum, "default");
+	set_stream(b, devnum, "default");
 	cg_destroy(a);
 	cg_destroy(b);
 }
@@ -645,10 +668,10 @@ static void check_fs(const char *fs, enum fs_mode mode)
 	ksft_test_result_pass("%s\n", name);
 out:
 	if (mode != FS_REMOVE) {
-		set_stream(cg, devnum, "inherit");
+		set_stream(cg, devnum, "default");
 		cg_destroy(cg);
 	}
-	set_stream(top, devnum, "inherit");
+	set_stream(top, devnum, "default");
 	umount(MNT);
 }
 
@@ -720,18 +743,30 @@ static void *race_fn(void *arg)
 	return NULL;
 }
 
+static int effective_of(const char *cg, char *val, size_t len);
+
 static void test_bad_input(void)
 {
-	char cg[600], buf[64], big[8192], part[300] = "", pdev[32], cmd[300];
+	char cg[600], buf[64], want[32], big[8192], part[300] = "", pdev[32], cmd[300];
 	struct racer racers[4];
 	pthread_t th[4];
 	int i, errors = 0;
 
 	cg_create(cg, sizeof(cg), top, "bad");
+	/* Where nothing confines, the effective set is the whole disk. */
+	snprintf(want, sizeof(want), "0-%u", disk.max_write_streams);
+	if (effective_of(cg, buf, sizeof(buf)))
+		ksft_test_result_fail("effective_unconfined_is_the_disk: no line\n");
+	else
+		ksft_test_result(!strcmp(buf, want),
+				 "effective_unconfined_is_the_disk: %s\n", buf);
 	set_stream(cg, devnum, "3");
 	set_stream(cg, NULL, "2");
 
 	bad_input(cg, "garbage", "garbage", EINVAL);
+	/* "default" is the one word for no setting. */
+	snprintf(buf, sizeof(buf), "%s inherit", devnum);
+	bad_input(cg, "inherit_is_not_a_value", buf, EINVAL);
 	bad_input(cg, "default_garbage", "default garbage", EINVAL);
 	bad_input(cg, "negative_default", "default -1", EINVAL);
 	bad_input(cg, "default_above_255", "default 256", EINVAL);
@@ -795,7 +830,7 @@ static void test_bad_input(void)
 	}
 	cg_read(cg, "io.stream", big, sizeof(big));
 	{
-		char *line = strstr(big, devnum);
+		char *line = devnum_line(big);
 		unsigned int v = 0;
 
 		ksft_test_result(!errors && line &&
@@ -819,8 +854,8 @@ static void test_bad_input(void)
 		ksft_test_result(WIFEXITED(status) && !WEXITSTATUS(status),
 				 "unprivileged_write_refused\n");
 	}
-	set_stream(cg, devnum, "inherit");
-	set_stream(cg, NULL, "inherit");
+	set_stream(cg, devnum, "default");
+	set_stream(cg, NULL, "default");
 	cg_destroy(cg);
 }
 
@@ -834,7 +869,11 @@ static void test_bad_input(void)
  * then tries each way it has to reach another stream, the sibling's above
  * all, and the device must show every byte on a handle that the tenant's
  * streams allow: giving up placement with 0, or asking for streams its
- * parent does not have, leaves it on its parent's streams.
+ * parent does not have, leaves it on its parent's streams.  With the
+ * descriptor it also tries an NVMe passthrough write to handle 0, which
+ * must be refused, and writes the disk through the page cache and writes
+ * that back itself with fdatasync(), which must go where the cgroup that
+ * owns the disk's page cache writeback allows (see cgroup-v2.rst).
  */
 #define TENANT_UID	65534
 
@@ -901,8 +940,12 @@ static int tenant_write(int fd, off_t off, int stream)
 	size_t done;
 	int ret;
 
-	if (posix_memalign(&buf, 4096, MiB) || (stream >= 0 && fdp_ring_init(&r)))
+	if (posix_memalign(&buf, 4096, MiB))
 		return 1;
+	if (stream >= 0 && fdp_ring_init(&r)) {
+		free(buf);
+		return 1;
+	}
 	for (done = 0; done < DIO_SIZE; done += MiB) {
 		fill(buf, MiB, (off + done) / MiB);
 		if (stream >= 0)
@@ -912,13 +955,71 @@ static int tenant_write(int fd, off_t off, int stream)
 		if (ret != MiB) {
 			ksft_print_msg("tenant: write: %s\n",
 				       strerror(ret < 0 ? -ret : errno));
-			return 1;
+			break;
 		}
 	}
 	if (stream >= 0)
 		fdp_ring_exit(&r);
 	free(buf);
-	return 0;
+	return done < DIO_SIZE;
+}
+
+/*
+ * An NVMe passthrough write of 64 KiB at @off through the disk's node,
+ * with a placement directive for handle 0: a tenant whose cgroup
+ * io.stream confines must be refused with EACCES, since the command would
+ * bypass the decision.  1 after saying why otherwise.
+ */
+static int tenant_passthru(int fd, off_t off)
+{
+	struct nvme_passthru_cmd64 cmd = { };
+	size_t len = 64 * 1024;
+	void *buf;
+	int nsid, ret;
+
+	nsid = ioctl(fd, NVME_IOCTL_ID);
+	if (nsid <= 0 || posix_memalign(&buf, 4096, len)) {
+		ksft_print_msg("tenant: NVME_IOCTL_ID: %s\n", strerror(errno));
+		return 1;
+	}
+	fill(buf, len, 7);
+	cmd.opcode = 0x01;			/* Write */
+	cmd.nsid = nsid;
+	cmd.addr = (uintptr_t)buf;
+	cmd.data_len = len;
+	cmd.cdw10 = (off / disk.lba_size) & 0xffffffff;
+	cmd.cdw11 = (uint64_t)(off / disk.lba_size) >> 32;
+	/* NLB, 0-based; DTYPE 2, data placement, in bits 23:20 */
+	cmd.cdw12 = (len / disk.lba_size - 1) | (2 << 20);
+	cmd.cdw13 = 0 << 16;			/* DSPEC: placement handle 0 */
+	ret = ioctl(fd, NVME_IOCTL_IO64_CMD, &cmd);
+	free(buf);
+	if (ret == -1 && errno == EACCES)
+		return 0;
+	if (ret > 0)
+		ksft_print_msg("tenant: passthrough write: NVMe status %#x, want EACCES\n",
+			       ret);
+	else
+		ksft_print_msg("tenant: passthrough write to handle 0: %s, want EACCES\n",
+			       ret ? strerror(errno) : "written");
+	return 1;
+}
+
+/*
+ * A buffered write of DIO_SIZE at @off through @fd, whose O_DIRECT is
+ * cleared for it (the description is shared: the caller sets it again).
+ * The pages stay dirty: deleg_check() looks at who owns them, then has
+ * the tenant write them back.
+ */
+static int tenant_buffered(int fd, off_t off)
+{
+	int flags = fcntl(fd, F_GETFL);
+
+	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_DIRECT)) {
+		ksft_print_msg("tenant: F_SETFL: %s\n", strerror(errno));
+		return 1;
+	}
+	return tenant_write(fd, off, -1);
 }
 
 enum deleg_step {
@@ -935,6 +1036,10 @@ enum deleg_step {
 	STEP_PARENT_FILES,
 	STEP_APP_STREAM,
 	STEP_RW_HINT,
+	STEP_PASSTHRU,
+	STEP_BUFFERED,
+	STEP_BUFFERED_SYNC,
+	STEP_VIEW,
 	STEP_NR,
 };
 
@@ -951,6 +1056,8 @@ static const char * const deleg_step_name[STEP_NR] = {
 	[STEP_PARENT_FILES]	= "tenant_writes_parent_files",
 	[STEP_APP_STREAM]	= "tenant_io_uring_stream_1",
 	[STEP_RW_HINT]		= "tenant_sets_raw_disk_hint_5",
+	[STEP_PASSTHRU]		= "tenant_nvme_passthrough_handle_0_refused",
+	[STEP_BUFFERED]		= "tenant_buffered_raw_disk_fdatasync",
 };
 
 struct deleg_job {
@@ -1002,7 +1109,7 @@ static int deleg_tenant(void *arg)
 		break;
 	case STEP_REMOVE_LINES:
 		err = tw_disk(d->a, "default") ||
-		      tw_ok(d->a, "io.stream", "default inherit");
+		      tw_ok(d->a, "io.stream", "default");
 		break;
 	case STEP_NESTED:
 		/* Deeper in its own subtree, where it may move itself. */
@@ -1025,6 +1132,21 @@ static int deleg_tenant(void *arg)
 	case STEP_APP_STREAM:
 		stream = 1;
 		break;
+	case STEP_PASSTHRU:
+		err = tenant_passthru(fd, d->off);
+		break;
+	case STEP_BUFFERED:
+		return tenant_buffered(fd, d->off) ? 107 : 0;
+	case STEP_BUFFERED_SYNC:
+		if (fdatasync(fd)) {
+			ksft_print_msg("tenant: fdatasync: %s\n", strerror(errno));
+			return 107;
+		}
+		return 0;
+	case STEP_VIEW:
+		/* In c a default only: c gets no blkg on the disk. */
+		return tw_disk(d->a, "1-8") ||
+		       tw_ok(d->c, "io.stream", "default 1-8") ? 105 : 0;
 	case STEP_RW_HINT:
 		/*
 		 * The tenant owns the disk's node for this step, as a
@@ -1049,6 +1171,80 @@ static int deleg_tenant(void *arg)
 	return tenant_write(fd, d->off, stream) ? 107 : 0;
 }
 
+/*
+ * The cgroup (its inode number) whose writeback owns the dirty pages of
+ * the FDP disk's page cache: the one wb of the disk with a dirty inode,
+ * from debugfs.  0 if there is not exactly one.
+ */
+static unsigned long dirty_wb_owner(void)
+{
+	char path[128], line[128];
+	unsigned long ino = 0, owner = 0, n;
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/bdi/%s/wb_stats", devnum);
+	f = fopen(path, "r");
+	if (!f) {
+		ksft_print_msg("%s: %s\n", path, strerror(errno));
+		return 0;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "WbCgIno: %lu", &n) == 1) {
+			ino = n;
+		} else if ((sscanf(line, "b_dirty: %lu", &n) == 1 ||
+			    sscanf(line, "b_io: %lu", &n) == 1 ||
+			    sscanf(line, "b_more_io: %lu", &n) == 1) && n && owner != ino) {
+			owner = ino;
+			found++;
+		}
+	}
+	fclose(f);
+	return found == 1 ? owner : 0;
+}
+
+static unsigned long cg_ino(const char *cg)
+{
+	struct stat st;
+
+	return stat(cg, &st) ? 0 : st.st_ino;
+}
+
+/*
+ * The buffered step: the tenant dirties the disk's page cache, then
+ * writes it back itself with fdatasync().  The writes are charged to the
+ * cgroup that owns the disk inode's writeback, not to the tenant: if that
+ * is the root cgroup, io.stream confines them by the cgroup of the task
+ * that writes back, the tenant's; if it is the tenant's cgroup, by its
+ * own set.  Either way they must land on @handle.  Another owner is a
+ * state this test did not make: it skips then, saying which.
+ */
+static int deleg_buffered(struct deleg *d, struct deleg_job *j, bool *skip)
+{
+	unsigned long owner;
+	int ret, flags;
+
+	ret = cg_run(d->a, deleg_tenant, j);
+	owner = dirty_wb_owner();
+	if (!ret) {
+		j->step = STEP_BUFFERED_SYNC;
+		ret = cg_run(d->a, deleg_tenant, j);
+		j->step = STEP_BUFFERED;
+	}
+	flags = fcntl(d->fd_direct, F_GETFL);
+	if (flags < 0 || fcntl(d->fd_direct, F_SETFL, flags | O_DIRECT))
+		ret = ret ?: -errno;
+	if (!ret && (owner == cg_ino(CG_ROOT) || owner == cg_ino(d->a))) {
+		ksft_print_msg("the disk's dirty pages belong to the %s cgroup\n",
+			       owner == cg_ino(d->a) ? "tenant's" : "root");
+	} else if (!ret) {
+		ksft_print_msg("dirty pages of cgroup ino %lu, not root's %lu or tenant's %lu\n",
+			       owner, cg_ino(CG_ROOT), cg_ino(d->a));
+		*skip = true;
+	}
+	return ret;
+}
+
 /* Run one tenant step; check the device took DIO_SIZE on @handle only. */
 static void deleg_check(struct deleg *d, const char *round, enum deleg_step step,
 			int handle)
@@ -1056,7 +1252,8 @@ static void deleg_check(struct deleg *d, const char *round, enum deleg_step step
 	struct deleg_job j = { .d = d, .step = step };
 	struct fdp_snapshot a, b;
 	struct fdp_usage u;
-	struct stat node;
+	struct stat node = { };
+	bool lent = false, skip = false;
 	char why[512];
 	int ret;
 
@@ -1067,12 +1264,19 @@ static void deleg_check(struct deleg *d, const char *round, enum deleg_step step
 		return;
 	}
 	/* Only the owner of the node may set a hint: lend it to the tenant. */
-	if (step == STEP_RW_HINT &&
-	    (stat(disk.path, &node) || chown(disk.path, TENANT_UID, TENANT_UID)))
-		ret = -errno;
+	if (step == STEP_RW_HINT) {
+		if (stat(disk.path, &node) || chown(disk.path, TENANT_UID, TENANT_UID))
+			ret = -errno;
+		else
+			lent = true;
+	}
+	if (step == STEP_RW_HINT && !lent)
+		;
+	else if (step == STEP_BUFFERED)
+		ret = deleg_buffered(d, &j, &skip);
 	else
 		ret = cg_run(d->a, deleg_tenant, &j);
-	if (step == STEP_RW_HINT) {
+	if (lent) {
 		if (chown(disk.path, node.st_uid, node.st_gid) && !ret)
 			ret = -errno;
 		fcntl(d->fd_direct, F_SET_RW_HINT, &(uint64_t){ RWH_WRITE_LIFE_NOT_SET });
@@ -1080,6 +1284,11 @@ static void deleg_check(struct deleg *d, const char *round, enum deleg_step step
 	if (ret || !snap(&b) || consumed(&a, &b, &u)) {
 		ksft_test_result_fail("%s_%s: tenant step failed (%d)\n", round,
 				      deleg_step_name[step], ret);
+		return;
+	}
+	if (skip) {
+		ksft_test_result_skip("%s_%s: the disk's writeback belongs to another cgroup\n",
+				      round, deleg_step_name[step]);
 		return;
 	}
 	if (!fdp_usage_is(&u, handle, DIO_SIZE / disk.lba_size, why, sizeof(why))) {
@@ -1105,8 +1314,8 @@ static int effective_of(const char *cg, char *val, size_t len)
 
 	if (cg_read(cg, "io.stream.effective", buf, sizeof(buf)))
 		return -1;
-	line = strstr(buf, devnum);
-	if (!line || line[strlen(devnum)] != ' ')
+	line = devnum_line(buf);
+	if (!line)
 		return -1;
 	snprintf(val, len, "%s", line + strlen(devnum) + 1);
 	val[strcspn(val, "\n")] = '\0';
@@ -1120,22 +1329,25 @@ static int handle_of(int stream)
 }
 
 /*
- * One round: the tenant's cgroup gets @allowed, whose first stream
- * @first takes the writes no rule placed, and those of a cgroup that
- * gave up placement or asked for streams outside @allowed.  Stream 4 is
- * @s4 in it, and an application's stream 1 or 5 becomes @s1 or @s5.
+ * One round: the tenant's cgroup gets @allowed, by a line for the disk or
+ * (@by_default) by its default, whose first stream @first takes the
+ * writes no rule placed, and those of a cgroup that gave up placement or
+ * asked for streams outside @allowed.  Stream 4 is @s4 in it, and an
+ * application's stream 1 or 5 becomes @s1 or @s5.
  */
-static void deleg_round(const char *round, const char *allowed, int first,
-			int s4, int s1, int s5)
+static void deleg_round(const char *round, const char *allowed, bool by_default,
+			int first, int s4, int s1, int s5)
 {
 	static const enum deleg_step steps[] = {
 		STEP_INHERIT, STEP_PIN_OUTSIDE, STEP_PIN_INSIDE, STEP_SET_WIDER,
 		STEP_DEFAULT_LINE, STEP_ZERO, STEP_REMOVE_LINES, STEP_NESTED,
 		STEP_MOVE_OUT, STEP_PARENT_FILES, STEP_APP_STREAM, STEP_RW_HINT,
+		STEP_PASSTHRU, STEP_BUFFERED,
 	};
 	struct deleg d = { .fd_direct = -1 };
 	struct deleg_job setup = { .d = &d, .step = STEP_SETUP };
-	char buf[128], eff[64];
+	struct deleg_job view = { .d = &d, .step = STEP_VIEW };
+	char eff[64], eff_c[64];
 	unsigned int i;
 	int handle;
 
@@ -1146,7 +1358,7 @@ static void deleg_round(const char *round, const char *allowed, int first,
 	snprintf(d.c, sizeof(d.c), "%s/c", d.b);
 	set_stream(d.other, devnum, "1");
 	d.fd_direct = open(disk.path, O_WRONLY | O_DIRECT);
-	if (set_stream(d.t, devnum, allowed) || d.fd_direct < 0 ||
+	if (set_stream(d.t, by_default ? NULL : devnum, allowed) || d.fd_direct < 0 ||
 	    chown_cg(d.t, NULL) || chown_cg(d.t, "cgroup.procs") ||
 	    chown_cg(d.t, "cgroup.subtree_control") || chown_cg(d.t, "cgroup.threads")) {
 		ksft_print_msg("%s: cannot give the tenant '%s': %s\n", round, allowed,
@@ -1165,16 +1377,20 @@ static void deleg_round(const char *round, const char *allowed, int first,
 		goto out;
 	}
 
-	/* What the tenant sees: its set, though it asks for more. */
-	snprintf(buf, sizeof(buf), "%s 1-8", devnum);
-	if (cg_write(d.a, "io.stream", buf) || effective_of(d.a, eff, sizeof(eff)))
+	/*
+	 * What the tenant sees: its set, though it asks for more, in a
+	 * cgroup with a line for the disk (so a blkg there) and in one with
+	 * a default only, which never wrote to the disk.
+	 */
+	if (cg_run(d.a, deleg_tenant, &view) || effective_of(d.a, eff, sizeof(eff)) ||
+	    effective_of(d.c, eff_c, sizeof(eff_c)))
 		ksft_test_result_fail("%s_tenant_effective_view: no io.stream.effective\n",
 				      round);
 	else
-		ksft_test_result(!strcmp(eff, allowed), "%s_tenant_effective_view: %s\n",
-				 round, eff);
-	snprintf(buf, sizeof(buf), "%s default", devnum);
-	cg_write(d.a, "io.stream", buf);
+		ksft_test_result(!strcmp(eff, allowed) && !strcmp(eff_c, allowed),
+				 "%s_tenant_effective_view: %s and %s\n", round, eff, eff_c);
+	set_stream(d.a, devnum, "default");
+	set_stream(d.c, NULL, "default");
 
 	for (i = 0; i < ARRAY_SIZE(steps); i++) {
 		switch (steps[i]) {
@@ -1198,23 +1414,30 @@ out:
 	cg_destroy(d.c);
 	cg_destroy(d.b);
 	cg_destroy(d.a);
-	set_stream(d.t, devnum, "inherit");
+	set_stream(d.t, devnum, "default");
+	set_stream(d.t, NULL, "default");
 	cg_destroy(d.t);
-	set_stream(d.other, devnum, "inherit");
+	set_stream(d.other, devnum, "default");
 	cg_destroy(d.other);
 }
 
-#define DELEG_TESTS	(2 * (1 + 12))
+#define DELEG_TESTS	(3 * (1 + 14))
 
 static void test_delegation(void)
 {
 	/* A pin: stream 3 only, which every other stream becomes. */
-	deleg_round("pin_3", "3", 3, 3, 3, 3);
+	deleg_round("pin_3", "3", false, 3, 3, 3, 3);
 	/*
-	 * A budget of two: a stream outside it becomes its (N mod 2)-th, so
-	 * 1 and 5 become 4.
+	 * A budget of two: a stream outside it becomes its (N mod 2)-th,
+	 * counting from 0, so 1 and 5 become 4.
 	 */
-	deleg_round("set_3-4", "3-4", 3, 4, 4, 4);
+	deleg_round("set_3-4", "3-4", false, 3, 4, 4, 4);
+	/*
+	 * The same budget as the tenant's default, which also survives the
+	 * disk's removal: every blkg of the tenant's subtree is made by its
+	 * writes, not by a write of io.stream.
+	 */
+	deleg_round("default_3-4", "3-4", true, 3, 4, 4, 4);
 }
 
 int main(void)
@@ -1242,7 +1465,7 @@ int main(void)
 	ksft_print_msg("FDP disk %s (%s), disk without streams %s (%s)\n", disk.name,
 		       devnum, plain[0] ? plain : "none", plain_devnum);
 
-	ksft_set_plan(16 + 7 + 21 + DELEG_TESTS);
+	ksft_set_plan(16 + 7 + 23 + DELEG_TESTS);
 	test_direct();
 	test_stat();
 	test_stat_root();

@@ -42,7 +42,7 @@ cleanup() {
 	umount $mnt 2>/dev/null
 	for c in $top/*/; do
 		[ -d "$c" ] || continue
-		echo "$dev inherit" >"$c/io.stream" 2>/dev/null
+		echo "$dev default" >"$c/io.stream" 2>/dev/null
 		rmdir "$c" 2>/dev/null
 	done
 	rmdir $top 2>/dev/null
@@ -416,7 +416,7 @@ check "a pinned cgroup keeps its stream and takes none of the policy's" \
 	       ! grep -q '^stream $streams ' $dbg/layout &&
 	       ! grep -q '^stream .* cgroup $pin_id ' $dbg/layout &&
 	       grep -q '^stream .* cgroup $u_id ' $dbg/layout"
-echo "$dev inherit" >$top/pinned/io.stream
+echo "$dev default" >$top/pinned/io.stream
 umount $mnt
 
 # --- switches and unload under running writes ----------------------------
