@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Placement through device-mapper, checked on the device: writes to a
-# dm-linear device on part of an FDP namespace (an LVM volume), and to a
-# dm-crypt device on top of that one, must land on the placement handle
-# that the stream decided for them names, whoever decided it:
+# dm-linear device on part of an FDP namespace (an LVM volume), to a
+# dm-crypt device on top of that one, and to a dm-thin volume whose pool
+# has its data and metadata on the namespace, must land on the placement
+# handle that the stream decided for them names, whoever decided it:
 #
 #  - the stacked device offers the namespace's write streams;
 #  - a stream the application sets on its fd of the stacked device
@@ -19,8 +20,8 @@
 # /dev/nvme0n1), whose data it destroys; without it, it skips.  It skips
 # too when the named namespace has fewer than five write streams (unless
 # $FDP_HANDLES says it has them), and when dmsetup or the kernel's
-# device-mapper is missing; the dm-crypt cases skip without the crypt
-# target.  Needs cgroup v2 with the io controller.  Runs as root.
+# device-mapper is missing; the dm-crypt and dm-thin cases skip without
+# their targets.  Needs cgroup v2 with the io controller.  Runs as root.
 
 MiB=$((1024 * 1024))
 size=$((32 * MiB))
@@ -34,15 +35,22 @@ dir=$(cd "$(dirname "$0")" && pwd)
 top=/sys/fs/cgroup/dm_stack_test
 lin=fdp_dm_stack_lin
 crypt=fdp_dm_stack_crypt
-nr_tests=8
+meta=fdp_dm_stack_meta
+data=fdp_dm_stack_data
+pool=fdp_dm_stack_pool
+thin=fdp_dm_stack_thin
+nr_tests=12
 
 # Let dmsetup make its device nodes itself: the test runs without udev.
 export DM_DISABLE_UDEV=1
 dms() { dmsetup --noudevsync "$@"; }
 
 cleanup() {
-	dms remove $crypt 2>/dev/null
-	dms remove $lin 2>/dev/null
+	local n
+
+	for n in $crypt $lin $thin $pool $meta $data; do
+		dms remove $n 2>/dev/null
+	done
 	rmdir $top/pinned 2>/dev/null
 	rmdir $top 2>/dev/null
 	echo none >$q/write_stream_policy 2>/dev/null
@@ -54,8 +62,9 @@ command -v dmsetup >/dev/null || skip_all "no dmsetup: install it (Debian: dmset
 [ -c /dev/mapper/control ] || grep -qw device-mapper /proc/devices ||
 	skip_all "no device-mapper: build CONFIG_BLK_DEV_DM"
 dms targets >/dev/null 2>&1 || skip_all "dmsetup cannot talk to device-mapper"
-have_crypt=0
+have_crypt=0 have_thin=0
 dms targets | grep -qw crypt && have_crypt=1
+dms targets | grep -qw thin-pool && have_thin=1
 
 diag "testing on $disk (FDP_TEST_DEV=$FDP_TEST_DEV); its data is destroyed"
 echo "+io" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
@@ -71,6 +80,18 @@ if [ $have_crypt = 1 ]; then
 	key=$(od -An -tx1 -N64 /dev/urandom | tr -d ' \n')
 	echo "0 $sectors crypt aes-xts-plain64 $key 0 /dev/mapper/$lin 0" |
 		dms create $crypt || bail "cannot create dm-crypt on $lin"
+fi
+# A thin pool with 8 MiB of metadata from 384 MiB on and 256 MiB of data
+# from 400 MiB on, and a thin volume of 256 MiB in it.
+if [ $have_thin = 1 ]; then
+	echo "0 $((8 * MiB / 512)) linear /dev/$disk $((384 * MiB / 512))" |
+		dms create $meta && dd if=/dev/zero of=/dev/mapper/$meta bs=4096 count=1 \
+			oflag=direct status=none &&
+	echo "0 $sectors linear /dev/$disk $((400 * MiB / 512))" | dms create $data &&
+	echo "0 $sectors thin-pool /dev/mapper/$meta /dev/mapper/$data 128 0 1 skip_block_zeroing" |
+		dms create $pool && dms message $pool 0 "create_thin 0" &&
+	echo "0 $sectors thin /dev/mapper/$pool 0" | dms create $thin ||
+		bail "cannot create dm-thin on $disk"
 fi
 
 # The sysfs name of a mapped device: dm-N.
@@ -107,9 +128,11 @@ landed() {	# ON OTHERS
 cases() {	# NAME
 	local name=$1 d=/dev/mapper/$1 dm on off label
 
-	label=${name#fdp_dm_stack_}
-	label=${label/lin/dm-linear}
-	label=${label/crypt/dm-crypt over dm-linear}
+	case $name in
+	$lin) label=dm-linear ;;
+	$crypt) label="dm-crypt over dm-linear" ;;
+	$thin) label="dm-thin" ;;
+	esac
 	dm=$(dm_name "$name")
 	diag "$label: /dev/$dm, max_write_streams=$(cat /sys/block/$dm/queue/max_write_streams)"
 	check "$label offers the namespace's $streams write streams" \
@@ -141,16 +164,24 @@ cases() {	# NAME
 		landed "$on" "$off"
 }
 
+# The cases of a device, or their skips: HAVE is 1 if its target is there.
+cases_or_skip() {	# HAVE NAME LABEL WHY
+	local c
+
+	if [ "$1" = 1 ]; then
+		cases "$2"
+		return
+	fi
+	for c in "offers the streams" "application stream" "io.stream" "placement policy"; do
+		ktap_test_skip "$3: $c: $4"
+	done
+}
+
 mkdir -p $top
 echo "+io" >$top/cgroup.subtree_control || bail "no io controller in $top"
 cases $lin
-if [ $have_crypt = 1 ]; then
-	cases $crypt
-else
-	for c in "offers the streams" "application stream" "io.stream" "placement policy"; do
-		ktap_test_skip "dm-crypt: $c: no crypt target (CONFIG_DM_CRYPT)"
-	done
-fi
+cases_or_skip $have_crypt $crypt dm-crypt "no crypt target (CONFIG_DM_CRYPT)"
+cases_or_skip $have_thin $thin dm-thin "no thin-pool target (CONFIG_DM_THIN_PROVISIONING)"
 
 cleanup
 ktap_finished
