@@ -23,7 +23,12 @@
  *
  * Every value is checked against the whole disk's max_write_streams (a
  * partition's bio uses its disk's streams): a stream the disk does not
- * have falls back to 0, so none reaches the driver.  Each decision can be
+ * have falls back to 0, so none reaches the driver.
+ *
+ * A stacking driver that sets QUEUE_FLAG_STREAM_BELOW (bio-based
+ * device-mapper) has the decision run not on its own bios but on those it
+ * sends down, with bio_set_remapped_write_stream(): each is decided once,
+ * with the settings of the disk it is for.  Each decision can be
  * traced (block_write_stream), which is also how placement is replayed
  * outside the kernel.  Nothing runs here unless one of the sources of
  * streams is in use or the tracepoint is enabled: a static key, taken by
@@ -270,6 +275,20 @@ static noinline void bio_set_placed_write_stream(struct bio *bio)
 	bio_finish_write_stream(bio, stream, rule);
 }
 
+/*
+ * The bio is for a stacking device that leaves the decision to the disks
+ * its remapped bios reach (QUEUE_FLAG_STREAM_BELOW): decide nothing here.
+ * Only the filesystem's stream must be taken along, as the filesystem
+ * holds this device, not the disk below: it travels on the bio as the
+ * submitter's stream.
+ */
+static noinline void bio_pass_write_stream_below(struct bio *bio)
+{
+	if (bio_op(bio) == REQ_OP_WRITE && !bio->bi_write_stream &&
+	    bio_write_kind(bio))
+		bio->bi_write_stream = bio_kind_stream(bio);
+}
+
 /**
  * __bio_set_write_stream - decide the write stream of a bio
  * @bio: bio being submitted
@@ -284,6 +303,10 @@ void __bio_set_write_stream(struct bio *bio)
 	enum req_op op = bio_op(bio);
 	unsigned int stream;
 
+	if (unlikely(blk_queue_stream_below(bdev_get_queue(bio->bi_bdev)))) {
+		bio_pass_write_stream_below(bio);
+		return;
+	}
 	if (unlikely(op != REQ_OP_WRITE)) {
 		if (op == REQ_OP_DISCARD || op == REQ_OP_SECURE_ERASE ||
 		    op == REQ_OP_WRITE_ZEROES)
@@ -305,3 +328,23 @@ void __bio_set_write_stream(struct bio *bio)
 	bio_finish_write_stream(bio, stream, stream ? BLK_STREAM_RULE_POLICY :
 				BLK_STREAM_RULE_DEFAULT);
 }
+
+/**
+ * bio_set_remapped_write_stream - decide the write stream of a remapped bio
+ * @bio: a bio that a stacking driver remapped to a device below it, about
+ *	to be submitted with submit_bio_noacct()
+ *
+ * For stacking drivers that set %QUEUE_FLAG_STREAM_BELOW: submit_bio()
+ * decided nothing for the bio they were given, so the decision runs here,
+ * once, for each bio they send down, with the settings of the device
+ * @bio is for: its cgroup's io.stream setting for that device, and its
+ * placement policy.  A stream already on @bio, as the submitter or the
+ * filesystem above chose it, is rule 1.  If that device is a stacking
+ * device of the same kind, its own remapped bios are decided further
+ * down.  Same context rules as __bio_set_write_stream().
+ */
+void bio_set_remapped_write_stream(struct bio *bio)
+{
+	bio_set_write_stream(bio);
+}
+EXPORT_SYMBOL_GPL(bio_set_remapped_write_stream);

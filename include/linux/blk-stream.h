@@ -89,6 +89,7 @@ struct blk_stream_policy {
 int blk_stream_register_policy(struct blk_stream_policy *pol);
 int bdev_set_kind_stream(struct block_device *bdev, enum write_kind kind,
 			 unsigned int stream);
+void bio_set_remapped_write_stream(struct bio *bio);
 void blk_stream_unregister_policy(struct blk_stream_policy *pol);
 
 #ifdef CONFIG_BLK_CGROUP_IOSTREAM

@@ -4,10 +4,12 @@
  *
  *   fdp_tool info                      the namespace, its handles and streams
  *   fdp_tool status                    RUAMW of every placement handle
- *   fdp_tool write [--stream N | --hint N] --offset BYTES --size BYTES
- *                                      direct writes through io_uring with
+ *   fdp_tool write [--stream N | --hint N] [--dev PATH] --offset BYTES
+ *                  --size BYTES        direct writes through io_uring with
  *                                      sqe->write_stream = N, or through
- *                                      pwrite() after F_SET_RW_HINT N
+ *                                      pwrite() after F_SET_RW_HINT N, to
+ *                                      the namespace or to PATH (a device
+ *                                      stacked on it)
  *   fdp_tool watch [--interval MS] -- CMD [ARG...]
  *                                      run CMD, following every handle's
  *                                      RUAMW, and print the bytes each
@@ -39,7 +41,7 @@ static void print_usage(FILE *f)
 	fprintf(f,
 		"usage: fdp_tool info\n"
 		"       fdp_tool status\n"
-		"       fdp_tool write [--stream N | --hint N] --offset BYTES --size BYTES\n"
+		"       fdp_tool write [--stream N | --hint N] [--dev PATH] --offset BYTES --size BYTES\n"
 		"       fdp_tool watch [--interval MS] -- CMD [ARG...]\n");
 }
 
@@ -97,10 +99,12 @@ static int cmd_write(int argc, char **argv)
 		{ "hint", required_argument, NULL, 'h' },
 		{ "offset", required_argument, NULL, 'o' },
 		{ "size", required_argument, NULL, 'z' },
+		{ "dev", required_argument, NULL, 'd' },
 		{}
 	};
 	uint64_t off = 0, size = 0, chunk = 1 << 20, done;
 	int stream = -1, hint = -1, fd, c, ret = 0;
+	const char *path = disk.path;
 	struct fdp_ring r;
 	void *buf;
 
@@ -118,6 +122,9 @@ static int cmd_write(int argc, char **argv)
 		case 'z':
 			size = parse_size(optarg);
 			break;
+		case 'd':
+			path = optarg;
+			break;
 		default:
 			print_usage(stderr);
 			return 2;
@@ -129,7 +136,7 @@ static int cmd_write(int argc, char **argv)
 			"fdp_tool write: need --size, at most one of --stream and --hint, whole blocks\n");
 		return 2;
 	}
-	fd = open(disk.path, O_RDWR | O_DIRECT);
+	fd = open(path, O_RDWR | O_DIRECT);
 	if (fd < 0 || posix_memalign(&buf, 4096, chunk)) {
 		perror("fdp_tool write");
 		return 1;

@@ -1,0 +1,187 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Placement through device-mapper, checked on the device: writes to a
+# dm-linear device on part of an FDP namespace (an LVM volume), to a
+# dm-crypt device on top of that one, and to a dm-thin volume whose pool
+# has its data and metadata on the namespace, must land on the placement
+# handle that the stream decided for them names, whoever decided it:
+#
+#  - the stacked device offers the namespace's write streams;
+#  - a stream the application sets on its fd of the stacked device
+#    (io_uring's write_stream) reaches the namespace;
+#  - the io.stream setting of the writer's cgroup for the namespace
+#    applies to its writes through the stacked device;
+#  - the namespace's placement policy (hint, mapping writes without a
+#    hint to a stream) places the writes that reach it through the
+#    stacked device.
+#
+# The test runs only on the FDP namespace named by $FDP_TEST_DEV (such as
+# /dev/nvme0n1), whose data it destroys; without it, it skips.  It skips
+# too when the named namespace has fewer than five write streams (unless
+# $FDP_HANDLES says it has them), and when dmsetup or the kernel's
+# device-mapper is missing; the dm-crypt and dm-thin cases skip without
+# their targets.  Needs cgroup v2 with the io controller.  Runs as root.
+
+MiB=$((1024 * 1024))
+size=$((32 * MiB))
+# The streams each case asks for, on handles stream - 1.
+app_stream=3
+pin_stream=4
+policy_stream=5
+
+dir=$(cd "$(dirname "$0")" && pwd)
+. "$dir/fdp_lib.sh"
+top=/sys/fs/cgroup/dm_stack_test
+lin=fdp_dm_stack_lin
+crypt=fdp_dm_stack_crypt
+meta=fdp_dm_stack_meta
+data=fdp_dm_stack_data
+pool=fdp_dm_stack_pool
+thin=fdp_dm_stack_thin
+nr_tests=12
+
+# Let dmsetup make its device nodes itself: the test runs without udev.
+export DM_DISABLE_UDEV=1
+dms() { dmsetup --noudevsync "$@"; }
+
+cleanup() {
+	local n
+
+	for n in $crypt $lin $thin $pool $meta $data; do
+		dms remove $n 2>/dev/null
+	done
+	rmdir $top/pinned 2>/dev/null
+	rmdir $top 2>/dev/null
+	echo none >$q/write_stream_policy 2>/dev/null
+	echo default >$q/write_stream_hint_map 2>/dev/null
+}
+
+fdp_named_disk 5
+command -v dmsetup >/dev/null || skip_all "no dmsetup: install it (Debian: dmsetup)"
+[ -c /dev/mapper/control ] || grep -qw device-mapper /proc/devices ||
+	skip_all "no device-mapper: build CONFIG_BLK_DEV_DM"
+dms targets >/dev/null 2>&1 || skip_all "dmsetup cannot talk to device-mapper"
+have_crypt=0 have_thin=0
+dms targets | grep -qw crypt && have_crypt=1
+dms targets | grep -qw thin-pool && have_thin=1
+
+diag "testing on $disk (FDP_TEST_DEV=$FDP_TEST_DEV); its data is destroyed"
+echo "+io" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+ktap_set_plan $nr_tests
+cleanup
+
+# dm-linear on 256 MiB of the namespace, from 128 MiB on: a volume that
+# is not the whole disk.  dm-crypt (AES-XTS, a random key) on top of it.
+sectors=$((256 * MiB / 512))
+echo "0 $sectors linear /dev/$disk $((128 * MiB / 512))" | dms create $lin ||
+	bail "cannot create dm-linear on $disk"
+if [ $have_crypt = 1 ]; then
+	key=$(od -An -tx1 -N64 /dev/urandom | tr -d ' \n')
+	echo "0 $sectors crypt aes-xts-plain64 $key 0 /dev/mapper/$lin 0" |
+		dms create $crypt || bail "cannot create dm-crypt on $lin"
+fi
+# A thin pool with 8 MiB of metadata from 384 MiB on and 256 MiB of data
+# from 400 MiB on, and a thin volume of 256 MiB in it.
+if [ $have_thin = 1 ]; then
+	echo "0 $((8 * MiB / 512)) linear /dev/$disk $((384 * MiB / 512))" |
+		dms create $meta && dd if=/dev/zero of=/dev/mapper/$meta bs=4096 count=1 \
+			oflag=direct status=none &&
+	echo "0 $sectors linear /dev/$disk $((400 * MiB / 512))" | dms create $data &&
+	echo "0 $sectors thin-pool /dev/mapper/$meta /dev/mapper/$data 128 0 1 skip_block_zeroing" |
+		dms create $pool && dms message $pool 0 "create_thin 0" &&
+	echo "0 $sectors thin /dev/mapper/$pool 0" | dms create $thin ||
+		bail "cannot create dm-thin on $disk"
+fi
+
+# The sysfs name of a mapped device: dm-N.
+dm_name() {	# NAME
+	local mm
+
+	mm=$(dms info -c --noheadings -o major,minor --separator : "$1")
+	basename "$(readlink -f "/sys/dev/block/$mm")"
+}
+# Bytes handle H consumed in fdp_tool watch output on stdin, then the bytes
+# of all the others.
+handle_split() {	# H
+	awk -F'[ =]' -v h="$1" '/^handle=/ { if ($2 == h) a += $4; else o += $4 }
+		END { printf "%.0f %.0f\n", a, o }'
+}
+# Write $size bytes to a device under fdp_tool watch; print the bytes of
+# handle H and of the others.  fdp_tool's own options follow the device.
+watch_write() {	# H DEV [fdp_tool write options]
+	local h=$1 d=$2 out
+	shift 2
+	out=$("$tool" watch --interval 1 -- \
+	      "$tool" write --dev "$d" --offset 0 --size $size "$@") ||
+		{ diag "writing to $d failed" >&2; echo "0 0"; return; }
+	handle_split "$h" <<<"$out"
+}
+# Most of the $size bytes on the handle, few on the others.  The counts
+# come from the handles' RUAMW, polled: a poll that comes after more than
+# a whole reclaim unit was written misses it, which fdp_tool watch warns
+# about.  No other writes reach the namespace meanwhile.
+landed() {	# ON OTHERS
+	[ "$1" -ge $((size / 2)) ] && [ "$2" -le $((size / 8)) ]
+}
+
+cases() {	# NAME
+	local name=$1 d=/dev/mapper/$1 dm on off label
+
+	case $name in
+	$lin) label=dm-linear ;;
+	$crypt) label="dm-crypt over dm-linear" ;;
+	$thin) label="dm-thin" ;;
+	esac
+	dm=$(dm_name "$name")
+	diag "$label: /dev/$dm, max_write_streams=$(cat /sys/block/$dm/queue/max_write_streams)"
+	check "$label offers the namespace's $streams write streams" \
+		[ "$(cat /sys/block/$dm/queue/max_write_streams)" = "$streams" ]
+
+	read -r on off < <(watch_write $((app_stream - 1)) "$d" --stream $app_stream)
+	diag "$label, application stream $app_stream:" \
+	     "$on bytes on handle $((app_stream - 1)), $off on others"
+	check "$label: the application's stream $app_stream reaches the namespace" \
+		landed "$on" "$off"
+
+	# An operator's pin for the namespace holds whatever device the tenant
+	# writes through.
+	mkdir -p $top/pinned
+	echo "$dev $pin_stream" >$top/pinned/io.stream || bail "cannot pin $top/pinned"
+	read -r on off < <(in_cg pinned watch_write $((pin_stream - 1)) "$d")
+	diag "$label, io.stream pin $pin_stream for $disk:" \
+	     "$on bytes on handle $((pin_stream - 1)), $off on others"
+	check "$label: io.stream of the namespace places the cgroup's writes" \
+		landed "$on" "$off"
+
+	echo "not_set $policy_stream" >$q/write_stream_hint_map || bail "cannot set the hint map"
+	echo hint >$q/write_stream_policy || bail "cannot set policy hint"
+	read -r on off < <(watch_write $((policy_stream - 1)) "$d")
+	echo none >$q/write_stream_policy
+	diag "$label, policy hint of $disk, not_set to $policy_stream:" \
+	     "$on bytes on handle $((policy_stream - 1)), $off on others"
+	check "$label: the namespace's placement policy places the writes" \
+		landed "$on" "$off"
+}
+
+# The cases of a device, or their skips: HAVE is 1 if its target is there.
+cases_or_skip() {	# HAVE NAME LABEL WHY
+	local c
+
+	if [ "$1" = 1 ]; then
+		cases "$2"
+		return
+	fi
+	for c in "offers the streams" "application stream" "io.stream" "placement policy"; do
+		ktap_test_skip "$3: $c: $4"
+	done
+}
+
+mkdir -p $top
+echo "+io" >$top/cgroup.subtree_control || bail "no io controller in $top"
+cases $lin
+cases_or_skip $have_crypt $crypt dm-crypt "no crypt target (CONFIG_DM_CRYPT)"
+cases_or_skip $have_thin $thin dm-thin "no thin-pool target (CONFIG_DM_THIN_PROVISIONING)"
+
+cleanup
+ktap_finished
