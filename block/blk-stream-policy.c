@@ -158,8 +158,8 @@ static void blk_stream_active_free(struct gendisk *disk,
  * old policy's state is torn down after a grace period, so no bio is
  * still deciding with it.
  *
- * Return: 0, or -ENODEV if the disk is being deleted, or the error of
- * the policy's init_disk().
+ * Return: 0, or -ENOMEM, or -ENODEV if the disk is being deleted, or the
+ * error of the policy's init_disk().
  */
 static int blk_stream_switch(struct gendisk *disk, struct blk_stream_disk *sd,
 			     const struct blk_stream_policy *pol)
