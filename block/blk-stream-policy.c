@@ -37,15 +37,25 @@
  * the queue's sysfs files go.  Nothing under elevator_lock allocates or
  * waits: del_gendisk() takes it while the queue drains, as it does for
  * the elevator.
+ *
+ * Why elevator_lock and not a lock of the disk's placement state: that
+ * state is allocated when a setting is first written, so it may not exist
+ * yet when blk_stream_disk_exit() runs, and a store may make it at any
+ * moment until the queue's sysfs files go.  The lock that orders the two
+ * must exist for every disk, and elevator_lock does, is taken by
+ * del_gendisk() already, and is held here only to swap two pointers.  A
+ * store may wait behind an elevator switch; that is the cost.
  */
 
 #include <linux/blkdev.h>
+#include <linux/debugfs.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "blk.h"
 #include "blk-stream.h"
 
 /* Protects the list of policies, and only that. */
@@ -116,6 +126,59 @@ void blk_stream_unregister_policy(struct blk_stream_policy *pol)
 }
 EXPORT_SYMBOL_GPL(blk_stream_unregister_policy);
 
+/**
+ * blk_stream_debugfs_create - make a policy's directory in the queue's debugfs
+ * @disk: the disk the policy runs on
+ * @name: the directory's name
+ * @files: the files to make in it, up to an entry with no name
+ * @data: the files' private data
+ *
+ * The queue's debugfs directory is the block layer's: it is changed under
+ * the queue's debugfs_mutex, in NOIO context so that reclaim cannot write
+ * to a queue that may be frozen.  It only exists once the queue is
+ * registered, and a store can set a policy up just before: then nothing
+ * is made, rather than a directory at the top of debugfs.
+ *
+ * Return: the directory, for blk_stream_debugfs_remove(), or NULL.
+ */
+struct dentry *
+blk_stream_debugfs_create(struct gendisk *disk, const char *name,
+			  const struct blk_stream_debugfs_file *files,
+			  void *data)
+{
+	struct request_queue *q = disk->queue;
+	struct dentry *dir = NULL;
+	unsigned int memflags;
+
+	memflags = blk_debugfs_lock(q);
+	if (!IS_ERR_OR_NULL(q->debugfs_dir)) {
+		dir = debugfs_create_dir(name, q->debugfs_dir);
+		for (; !IS_ERR(dir) && files->name; files++)
+			debugfs_create_file(files->name, files->mode, dir, data,
+					    files->fops);
+	}
+	blk_debugfs_unlock(q, memflags);
+	return IS_ERR(dir) ? NULL : dir;
+}
+EXPORT_SYMBOL_GPL(blk_stream_debugfs_create);
+
+/**
+ * blk_stream_debugfs_remove - remove a policy's directory from debugfs
+ * @disk: the disk the policy runs on
+ * @dir: the directory from blk_stream_debugfs_create(), or NULL
+ */
+void blk_stream_debugfs_remove(struct gendisk *disk, struct dentry *dir)
+{
+	unsigned int memflags;
+
+	if (!dir)
+		return;
+	memflags = blk_debugfs_lock(disk->queue);
+	debugfs_remove_recursive(dir);
+	blk_debugfs_unlock(disk->queue, memflags);
+}
+EXPORT_SYMBOL_GPL(blk_stream_debugfs_remove);
+
 /*
  * The disk's policy and policies in shadow, under the queue's
  * elevator_lock: once it is dropped, blk_stream_disk_exit() may take them
@@ -144,13 +207,19 @@ static void blk_stream_instance_exit(struct gendisk *disk,
 	module_put(inst->pol->owner);
 }
 
-/* Tear down and free a live policy; it drops its hold on decisions. */
+/*
+ * Tear down and free a live policy; it drops its hold on decisions, later
+ * if @frozen (the queue may be frozen: see blk_stream_put_deferred()).
+ */
 static void blk_stream_active_free(struct gendisk *disk,
-				   struct blk_stream_active *act)
+				   struct blk_stream_active *act, bool frozen)
 {
 	blk_stream_instance_exit(disk, act);
 	kfree(act);
-	blk_stream_put();
+	if (frozen)
+		blk_stream_put_deferred(false);
+	else
+		blk_stream_put();
 }
 
 /*
@@ -176,6 +245,12 @@ static int blk_stream_switch(struct gendisk *disk, struct blk_stream_disk *sd,
 	mutex_unlock(&q->elevator_lock);
 	if (same)
 		return 0;
+	/*
+	 * Set up nothing on a disk being deleted.  Only a hint: the check
+	 * under elevator_lock below is the one that counts.
+	 */
+	if (test_bit(GD_DEAD, &disk->state))
+		return -ENODEV;
 
 	if (pol) {
 		new = kzalloc_obj(*new, GFP_KERNEL);
@@ -189,7 +264,9 @@ static int blk_stream_switch(struct gendisk *disk, struct blk_stream_disk *sd,
 			if (ret) {
 				module_put(pol->owner);
 				kfree(new);
-				return ret;
+				/* Such as on the zero capacity of a dead disk. */
+				return test_bit(GD_DEAD, &disk->state) ?
+					-ENODEV : ret;
 			}
 		}
 		blk_stream_get();
@@ -203,7 +280,7 @@ static int blk_stream_switch(struct gendisk *disk, struct blk_stream_disk *sd,
 	if (test_bit(GD_DEAD, &disk->state)) {
 		mutex_unlock(&q->elevator_lock);
 		if (new)
-			blk_stream_active_free(disk, new);
+			blk_stream_active_free(disk, new, false);
 		return -ENODEV;
 	}
 	rcu_assign_pointer(sd->active, new);
@@ -211,19 +288,19 @@ static int blk_stream_switch(struct gendisk *disk, struct blk_stream_disk *sd,
 
 	if (old) {
 		synchronize_rcu();
-		blk_stream_active_free(disk, old);
+		blk_stream_active_free(disk, old, false);
 	}
 	return 0;
 }
 
 /*
  * Tear down the instances of @sh that @keep does not flag (a newer list
- * took them over), and free @sh, which drops its hold on decisions.  No
- * bio may still be using it.
+ * took them over), and free @sh, which drops its hold on decisions, later
+ * if @frozen.  No bio may still be using it.
  */
 static void blk_stream_shadow_free(struct gendisk *disk,
 				   struct blk_stream_shadow *sh,
-				   unsigned long keep)
+				   unsigned long keep, bool frozen)
 {
 	unsigned int i;
 
@@ -231,7 +308,10 @@ static void blk_stream_shadow_free(struct gendisk *disk,
 		if (!test_bit(i, &keep))
 			blk_stream_instance_exit(disk, &sh->pol[i]);
 	kfree(sh);
-	blk_stream_shadow_put();
+	if (frozen)
+		blk_stream_put_deferred(true);
+	else
+		blk_stream_shadow_put();
 }
 
 /*
@@ -263,8 +343,17 @@ static int blk_stream_shadow_switch(struct gendisk *disk,
 		cur = *old;
 	mutex_unlock(&q->elevator_lock);
 
-	if (!old && !nr)
-		return 0;
+	/* The same list, in the same order: nothing to do. */
+	if (nr == cur.nr) {
+		for (i = 0; i < nr; i++)
+			if (cur.pol[i].pol != pols[i])
+				break;
+		if (i == nr)
+			return 0;
+	}
+	/* As for the live policy: set up nothing on a dead disk. */
+	if (test_bit(GD_DEAD, &disk->state))
+		return -ENODEV;
 	if (nr) {
 		new = kzalloc_obj(*new, GFP_KERNEL);
 		if (!new)
@@ -287,6 +376,8 @@ static int blk_stream_shadow_switch(struct gendisk *disk,
 		ret = pols[i]->init_shadow(disk, &new->pol[i].data);
 		if (ret) {
 			module_put(pols[i]->owner);
+			if (test_bit(GD_DEAD, &disk->state))
+				ret = -ENODEV;
 			goto out_undo;
 		}
 		new->pol[i].pol = pols[i];
@@ -305,14 +396,14 @@ static int blk_stream_shadow_switch(struct gendisk *disk,
 
 	if (old) {
 		synchronize_rcu();
-		blk_stream_shadow_free(disk, old, kept);
+		blk_stream_shadow_free(disk, old, kept, false);
 	}
 	return 0;
 
 out_undo:
 	/* Tear down only the instances made here; the old list owns the others. */
 	if (new)
-		blk_stream_shadow_free(disk, new, reused);
+		blk_stream_shadow_free(disk, new, reused, false);
 	return ret;
 }
 
@@ -338,11 +429,16 @@ struct blk_stream_disk *blk_stream_disk_get(struct gendisk *disk)
 		return NULL;
 	mutex_init(&sd->lock);
 	sd->hint_map = BLK_STREAM_HINT_MAP_DEFAULT;
-	/* Fully ordered: whoever reads the pointer sees it initialised. */
+	/*
+	 * A successful cmpxchg() is fully ordered: whoever reads the pointer
+	 * sees it initialised.  A failed one is not ordered at all, so the
+	 * winner's state is read again with acquire rather than taken from
+	 * its return value.
+	 */
 	if (cmpxchg(&disk->write_streams, NULL, sd)) {
 		mutex_destroy(&sd->lock);
 		kfree(sd);
-		/* Another caller's, published as above. */
+		/* Pairs with the winner's cmpxchg(). */
 		sd = smp_load_acquire(&disk->write_streams);
 	}
 	return sd;
@@ -653,8 +749,10 @@ void blk_stream_disk_exit(struct gendisk *disk)
 	struct blk_stream_shadow *sh = NULL;
 	struct blk_stream_disk *sd;
 
+	WARN_ON_ONCE(!test_bit(GD_DEAD, &disk->state));
 	mutex_lock(&q->elevator_lock);
-	sd = disk->write_streams;
+	/* Pairs with the cmpxchg() in blk_stream_disk_get(). */
+	sd = smp_load_acquire(&disk->write_streams);
 	if (sd) {
 		act = rcu_replace_pointer(sd->active, NULL,
 					  lockdep_is_held(&q->elevator_lock));
@@ -667,18 +765,35 @@ void blk_stream_disk_exit(struct gendisk *disk)
 		return;
 	synchronize_rcu();
 	if (act)
-		blk_stream_active_free(disk, act);
+		blk_stream_active_free(disk, act, true);
 	if (sh)
-		blk_stream_shadow_free(disk, sh, 0);
+		blk_stream_shadow_free(disk, sh, 0, true);
 }
 
-/* Called when the disk is released: no bio can reach it any more. */
+/**
+ * blk_stream_disk_free - free the placement state of a released disk
+ * @disk: the disk; no bio can reach it and its sysfs files are gone
+ *
+ * A disk that add_disk() failed to add after its queue's sysfs files
+ * appeared never went through blk_stream_disk_exit(), and a store may
+ * have set a policy in that window: tear it down here.  No grace period
+ * is needed, the disk's release implies one.
+ */
 void blk_stream_disk_free(struct gendisk *disk)
 {
 	struct blk_stream_disk *sd = disk->write_streams;
+	struct blk_stream_active *act;
+	struct blk_stream_shadow *sh;
 
-	if (sd)
-		mutex_destroy(&sd->lock);
+	if (!sd)
+		return;
+	act = rcu_dereference_protected(sd->active, 1);
+	sh = rcu_dereference_protected(sd->shadow, 1);
+	if (act)
+		blk_stream_active_free(disk, act, false);
+	if (sh)
+		blk_stream_shadow_free(disk, sh, 0, false);
+	mutex_destroy(&sd->lock);
 	kfree(sd);
 	disk->write_streams = NULL;
 }

@@ -19,6 +19,8 @@ void blk_stream_get(void);
 void blk_stream_put(void);
 void blk_stream_shadow_get(void);
 void blk_stream_shadow_put(void);
+void blk_stream_put_deferred(bool shadow);
+void blk_stream_flush_puts(void);
 
 /**
  * struct blk_stream_disk - write stream placement state of a disk

@@ -60,7 +60,6 @@
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
-#include <linux/sched/mm.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -2398,28 +2397,18 @@ DEFINE_SHOW_ATTRIBUTE(lt_stats);
 
 /* --- policy ---------------------------------------------------------- */
 
-/*
- * The queue's debugfs directory is the block layer's: it is changed under
- * debugfs_mutex, in NOIO context so that reclaim cannot write to a queue
- * that may be frozen.
- */
-static void lt_debugfs_lock(struct gendisk *disk, unsigned int *memflags)
-{
-	*memflags = memalloc_noio_save();
-	mutex_lock(&disk->queue->debugfs_mutex);
-}
-
-static void lt_debugfs_unlock(struct gendisk *disk, unsigned int memflags)
-{
-	mutex_unlock(&disk->queue->debugfs_mutex);
-	memalloc_noio_restore(memflags);
-}
+static const struct blk_stream_debugfs_file lt_debugfs_files[] = {
+	{ "labels", 0400, &lt_labels_fops },
+	{ "layout", 0400, &lt_layout_fops },
+	{ "stats", 0400, &lt_stats_fops },
+	{ }
+};
 
 static int lt_init_instance(struct gendisk *disk, void **data, bool shadow)
 {
 	const char *name = shadow ? "lifetime_shadow" : "lifetime";
-	unsigned int cpu, memflags;
 	struct lt_disk *ld;
+	unsigned int cpu;
 	int ret;
 
 	ld = kvzalloc_obj(*ld, GFP_KERNEL);
@@ -2474,12 +2463,7 @@ static int lt_init_instance(struct gendisk *disk, void **data, bool shadow)
 	ret = kobject_add(&ld->kobj, &disk_to_dev(disk)->kobj, name);
 	if (ret)
 		goto out_put;
-	lt_debugfs_lock(disk, &memflags);
-	ld->debugfs = debugfs_create_dir(name, disk->queue->debugfs_dir);
-	debugfs_create_file("labels", 0400, ld->debugfs, ld, &lt_labels_fops);
-	debugfs_create_file("layout", 0400, ld->debugfs, ld, &lt_layout_fops);
-	debugfs_create_file("stats", 0400, ld->debugfs, ld, &lt_stats_fops);
-	lt_debugfs_unlock(disk, memflags);
+	ld->debugfs = blk_stream_debugfs_create(disk, name, lt_debugfs_files, ld);
 	mutex_lock(&lt_instances_mutex);
 	list_add(&ld->node, &lt_instances);
 	mutex_unlock(&lt_instances_mutex);
@@ -2504,12 +2488,9 @@ static int lt_init_shadow(struct gendisk *disk, void **data)
 static void lt_exit_disk(struct gendisk *disk, void *data)
 {
 	struct lt_disk *ld = data, *other;
-	unsigned int memflags;
 	bool last = true;
 
-	lt_debugfs_lock(disk, &memflags);
-	debugfs_remove_recursive(ld->debugfs);
-	lt_debugfs_unlock(disk, memflags);
+	blk_stream_debugfs_remove(disk, ld->debugfs);
 	kobject_del(&ld->kobj);
 	cancel_work_sync(&ld->work);
 	mutex_lock(&lt_instances_mutex);
