@@ -107,7 +107,7 @@ static struct blk_stream_policy blk_stream_hint_policy = {
 ssize_t blk_stream_hint_map_show(struct gendisk *disk, char *page)
 {
 	unsigned int max = disk->queue->limits.max_write_streams;
-	/* Pairs with the release in blk_stream_disk_get(). */
+	/* Pairs with the cmpxchg() in blk_stream_disk_get(). */
 	struct blk_stream_disk *sd = smp_load_acquire(&disk->write_streams);
 	u64 map = sd ? READ_ONCE(sd->hint_map) : BLK_STREAM_HINT_MAP_DEFAULT;
 	ssize_t len = 0;
@@ -154,12 +154,12 @@ ssize_t blk_stream_hint_map_store(struct gendisk *disk, const char *page,
 	if (!buf)
 		return -ENOMEM;
 
-	blk_stream_lock();
 	sd = blk_stream_disk_get(disk);
 	if (!sd) {
-		ret = -ENOMEM;
-		goto out;
+		kfree(buf);
+		return -ENOMEM;
 	}
+	mutex_lock(&sd->lock);
 
 	if (sysfs_streq(buf, "default")) {
 		map = BLK_STREAM_HINT_MAP_DEFAULT;
@@ -180,7 +180,7 @@ ssize_t blk_stream_hint_map_store(struct gendisk *disk, const char *page,
 	}
 	WRITE_ONCE(sd->hint_map, map);
 out:
-	blk_stream_unlock();
+	mutex_unlock(&sd->lock);
 	kfree(buf);
 	return ret ? ret : count;
 }

@@ -21,18 +21,44 @@
  * the block_write_stream_shadow tracepoint only, never to the bio.  One
  * traced run then gives every such policy's placement of the same writes.
  * The list is published with RCU as the live policy is.
+ *
+ * Locking.  blk_stream_mutex protects the list of policies and nothing
+ * else: a policy found on it is kept by a reference on its module, taken
+ * under it.  A disk's own settings (its policy, its policies in shadow and
+ * the hint map) are changed under the disk's lock, blk_stream_disk.lock,
+ * which a change holds while it sets up the new policy, waits for the
+ * grace period and tears the old one down; del_gendisk() never takes it.
+ * The change installs its policy under the queue's elevator_lock, and
+ * only on a disk that is not dead (GD_DEAD).  del_gendisk() marks the disk
+ * dead and then, in blk_stream_disk_exit(), takes the policies off under
+ * the same lock.  So a policy is either installed before and taken off by
+ * blk_stream_disk_exit(), or refused and torn down by the change that set
+ * it up, even if that store comes after blk_stream_disk_exit() and before
+ * the queue's sysfs files go.  Nothing under elevator_lock allocates or
+ * waits: del_gendisk() takes it while the queue drains, as it does for
+ * the elevator.
+ *
+ * Why elevator_lock and not a lock of the disk's placement state: that
+ * state is allocated when a setting is first written, so it may not exist
+ * yet when blk_stream_disk_exit() runs, and a store may make it at any
+ * moment until the queue's sysfs files go.  The lock that orders the two
+ * must exist for every disk, and elevator_lock does, is taken by
+ * del_gendisk() already, and is held here only to swap two pointers.  A
+ * store may wait behind an elevator switch; that is the cost.
  */
 
 #include <linux/blkdev.h>
+#include <linux/debugfs.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "blk.h"
 #include "blk-stream.h"
 
-/* Protects the list of policies and every disk's blk_stream_disk. */
+/* Protects the list of policies, and only that. */
 static DEFINE_MUTEX(blk_stream_mutex);
 static LIST_HEAD(blk_stream_policies);
 
@@ -45,6 +71,22 @@ static struct blk_stream_policy *blk_stream_find_policy(const char *name)
 		if (!strcmp(pol->name, name))
 			return pol;
 	return NULL;
+}
+
+/*
+ * The policy called @name, with a reference on its module; NULL if there
+ * is none or its module is going away.
+ */
+static const struct blk_stream_policy *blk_stream_get_policy(const char *name)
+{
+	struct blk_stream_policy *pol;
+
+	mutex_lock(&blk_stream_mutex);
+	pol = blk_stream_find_policy(name);
+	if (pol && !try_module_get(pol->owner))
+		pol = NULL;
+	mutex_unlock(&blk_stream_mutex);
+	return pol;
 }
 
 /**
@@ -84,155 +126,284 @@ void blk_stream_unregister_policy(struct blk_stream_policy *pol)
 }
 EXPORT_SYMBOL_GPL(blk_stream_unregister_policy);
 
-static struct blk_stream_shadow *
-blk_stream_shadow(struct blk_stream_disk *sd)
+/**
+ * blk_stream_debugfs_create - make a policy's directory in the queue's debugfs
+ * @disk: the disk the policy runs on
+ * @name: the directory's name
+ * @files: the files to make in it, up to an entry with no name
+ * @data: the files' private data
+ *
+ * The queue's debugfs directory is the block layer's: it is changed under
+ * the queue's debugfs_mutex, in NOIO context so that reclaim cannot write
+ * to a queue that may be frozen.  It only exists once the queue is
+ * registered, and a store can set a policy up just before: then nothing
+ * is made, rather than a directory at the top of debugfs.
+ *
+ * Return: the directory, for blk_stream_debugfs_remove(), or NULL.
+ */
+struct dentry *
+blk_stream_debugfs_create(struct gendisk *disk, const char *name,
+			  const struct blk_stream_debugfs_file *files,
+			  void *data)
 {
-	return rcu_dereference_protected(sd->shadow,
-					 lockdep_is_held(&blk_stream_mutex));
-}
+	struct request_queue *q = disk->queue;
+	struct dentry *dir = NULL;
+	unsigned int memflags;
 
+	memflags = blk_debugfs_lock(q);
+	if (!IS_ERR_OR_NULL(q->debugfs_dir)) {
+		dir = debugfs_create_dir(name, q->debugfs_dir);
+		for (; !IS_ERR(dir) && files->name; files++)
+			debugfs_create_file(files->name, files->mode, dir, data,
+					    files->fops);
+	}
+	blk_debugfs_unlock(q, memflags);
+	return IS_ERR(dir) ? NULL : dir;
+}
+EXPORT_SYMBOL_GPL(blk_stream_debugfs_create);
+
+/**
+ * blk_stream_debugfs_remove - remove a policy's directory from debugfs
+ * @disk: the disk the policy runs on
+ * @dir: the directory from blk_stream_debugfs_create(), or NULL
+ */
+void blk_stream_debugfs_remove(struct gendisk *disk, struct dentry *dir)
+{
+	unsigned int memflags;
+
+	if (!dir)
+		return;
+	memflags = blk_debugfs_lock(disk->queue);
+	debugfs_remove_recursive(dir);
+	blk_debugfs_unlock(disk->queue, memflags);
+}
+EXPORT_SYMBOL_GPL(blk_stream_debugfs_remove);
+
+/*
+ * The disk's policy and policies in shadow, under the queue's
+ * elevator_lock: once it is dropped, blk_stream_disk_exit() may take them
+ * off and free them.
+ */
 static struct blk_stream_active *
-blk_stream_active(struct blk_stream_disk *sd)
+blk_stream_active(struct gendisk *disk, struct blk_stream_disk *sd)
 {
 	return rcu_dereference_protected(sd->active,
-					 lockdep_is_held(&blk_stream_mutex));
+			lockdep_is_held(&disk->queue->elevator_lock));
+}
+
+static struct blk_stream_shadow *
+blk_stream_shadow(struct gendisk *disk, struct blk_stream_disk *sd)
+{
+	return rcu_dereference_protected(sd->shadow,
+			lockdep_is_held(&disk->queue->elevator_lock));
+}
+
+/* Tear down a policy's instance on @disk that no bio can reach any more. */
+static void blk_stream_instance_exit(struct gendisk *disk,
+				     struct blk_stream_active *inst)
+{
+	if (inst->pol->exit_disk)
+		inst->pol->exit_disk(disk, inst->data);
+	module_put(inst->pol->owner);
 }
 
 /*
- * Install @pol (NULL for "none") on @disk.  The old policy's state is
- * torn down after a grace period, so no bio is still deciding with it.
+ * Tear down and free a live policy; it drops its hold on decisions, later
+ * if @frozen (the queue may be frozen: see blk_stream_put_deferred()).
+ */
+static void blk_stream_active_free(struct gendisk *disk,
+				   struct blk_stream_active *act, bool frozen)
+{
+	blk_stream_instance_exit(disk, act);
+	kfree(act);
+	if (frozen)
+		blk_stream_put_deferred(false);
+	else
+		blk_stream_put();
+}
+
+/*
+ * Install @pol (NULL for "none") on @disk, under the disk's lock.  The
+ * old policy's state is torn down after a grace period, so no bio is
+ * still deciding with it.
+ *
+ * Return: 0, or -ENOMEM, or -ENODEV if the disk is being deleted, or the
+ * error of the policy's init_disk().
  */
 static int blk_stream_switch(struct gendisk *disk, struct blk_stream_disk *sd,
 			     const struct blk_stream_policy *pol)
 {
-	struct blk_stream_active *old = blk_stream_active(sd);
-	struct blk_stream_active *new = NULL;
+	struct request_queue *q = disk->queue;
+	struct blk_stream_active *old, *new = NULL;
+	bool same;
 	int ret;
 
-	if (old ? old->pol == pol : !pol)
+	lockdep_assert_held(&sd->lock);
+	mutex_lock(&q->elevator_lock);
+	old = blk_stream_active(disk, sd);
+	same = old ? old->pol == pol : !pol;
+	mutex_unlock(&q->elevator_lock);
+	if (same)
 		return 0;
+	/*
+	 * Set up nothing on a disk being deleted.  Only a hint: the check
+	 * under elevator_lock below is the one that counts.
+	 */
+	if (test_bit(GD_DEAD, &disk->state))
+		return -ENODEV;
 
 	if (pol) {
-		if (!try_module_get(pol->owner))
-			return -ENODEV;
 		new = kzalloc_obj(*new, GFP_KERNEL);
-		if (!new) {
-			ret = -ENOMEM;
-			goto out_put;
-		}
+		if (!new)
+			return -ENOMEM;
+		/* The caller holds a reference. */
+		__module_get(pol->owner);
 		new->pol = pol;
 		if (pol->init_disk) {
 			ret = pol->init_disk(disk, &new->data);
-			if (ret)
-				goto out_free;
+			if (ret) {
+				module_put(pol->owner);
+				kfree(new);
+				/* Such as on the zero capacity of a dead disk. */
+				return test_bit(GD_DEAD, &disk->state) ?
+					-ENODEV : ret;
+			}
 		}
-		if (!old)
-			blk_stream_get();
+		blk_stream_get();
 	}
 
+	/*
+	 * Only blk_stream_disk_exit() can have changed the policy since it
+	 * was read, and it marked the disk dead first.
+	 */
+	mutex_lock(&q->elevator_lock);
+	if (test_bit(GD_DEAD, &disk->state)) {
+		mutex_unlock(&q->elevator_lock);
+		if (new)
+			blk_stream_active_free(disk, new, false);
+		return -ENODEV;
+	}
 	rcu_assign_pointer(sd->active, new);
+	mutex_unlock(&q->elevator_lock);
+
 	if (old) {
 		synchronize_rcu();
-		if (old->pol->exit_disk)
-			old->pol->exit_disk(disk, old->data);
-		module_put(old->pol->owner);
-		kfree(old);
-		if (!new)
-			blk_stream_put();
+		blk_stream_active_free(disk, old, false);
 	}
 	return 0;
-
-out_free:
-	kfree(new);
-out_put:
-	module_put(pol->owner);
-	return ret;
 }
 
 /*
  * Tear down the instances of @sh that @keep does not flag (a newer list
- * took them over), and free @sh.  No bio may still be using it.
+ * took them over), and free @sh, which drops its hold on decisions, later
+ * if @frozen.  No bio may still be using it.
  */
 static void blk_stream_shadow_free(struct gendisk *disk,
 				   struct blk_stream_shadow *sh,
-				   unsigned long keep)
+				   unsigned long keep, bool frozen)
 {
 	unsigned int i;
 
-	for (i = 0; i < sh->nr; i++) {
-		const struct blk_stream_policy *pol = sh->pol[i].pol;
-
-		if (test_bit(i, &keep))
-			continue;
-		if (pol->exit_disk)
-			pol->exit_disk(disk, sh->pol[i].data);
-		module_put(pol->owner);
-	}
+	for (i = 0; i < sh->nr; i++)
+		if (!test_bit(i, &keep))
+			blk_stream_instance_exit(disk, &sh->pol[i]);
 	kfree(sh);
+	if (frozen)
+		blk_stream_put_deferred(true);
+	else
+		blk_stream_shadow_put();
 }
 
 /*
- * Run @pols in shadow on @disk, @nr of them (0 for none).  A policy that
- * already runs in shadow keeps its instance, and what it learned; the
- * others' instances are torn down after a grace period, as a switch of
- * the live policy does.
+ * Run @pols in shadow on @disk, @nr of them (0 for none), under the
+ * disk's lock.  A policy that already runs in shadow keeps its instance,
+ * and what it learned; the others' instances are torn down after a grace
+ * period, as a switch of the live policy does.
+ *
+ * Return: 0, or -ENOMEM, or -ENODEV if the disk is being deleted, or the
+ * error of a policy's init_shadow().
  */
 static int blk_stream_shadow_switch(struct gendisk *disk,
 				    struct blk_stream_disk *sd,
 				    const struct blk_stream_policy **pols,
 				    unsigned int nr)
 {
-	struct blk_stream_shadow *old = blk_stream_shadow(sd);
-	struct blk_stream_shadow *new = NULL;
+	struct request_queue *q = disk->queue;
+	struct blk_stream_shadow *old, *new = NULL;
+	struct blk_stream_shadow cur = { };
 	unsigned long kept = 0, reused = 0;
 	unsigned int i, j;
 	int ret;
 
-	if (!old && !nr)
-		return 0;
+	lockdep_assert_held(&sd->lock);
+	/* A copy: blk_stream_disk_exit() may free the list meanwhile. */
+	mutex_lock(&q->elevator_lock);
+	old = blk_stream_shadow(disk, sd);
+	if (old)
+		cur = *old;
+	mutex_unlock(&q->elevator_lock);
+
+	/* The same list, in the same order: nothing to do. */
+	if (nr == cur.nr) {
+		for (i = 0; i < nr; i++)
+			if (cur.pol[i].pol != pols[i])
+				break;
+		if (i == nr)
+			return 0;
+	}
+	/* As for the live policy: set up nothing on a dead disk. */
+	if (test_bit(GD_DEAD, &disk->state))
+		return -ENODEV;
 	if (nr) {
 		new = kzalloc_obj(*new, GFP_KERNEL);
 		if (!new)
 			return -ENOMEM;
+		blk_stream_shadow_get();
 	}
 	for (i = 0; i < nr; i++) {
-		for (j = 0; old && j < old->nr; j++)
-			if (old->pol[j].pol == pols[i])
+		for (j = 0; j < cur.nr; j++)
+			if (cur.pol[j].pol == pols[i])
 				break;
-		if (old && j < old->nr) {
-			new->pol[i] = old->pol[j];
+		if (j < cur.nr) {
+			new->pol[i] = cur.pol[j];
 			__set_bit(j, &kept);
 			__set_bit(i, &reused);
 			new->nr++;
 			continue;
 		}
-		if (!try_module_get(pols[i]->owner)) {
-			ret = -ENODEV;
-			goto out_undo;
-		}
+		/* The caller holds a reference. */
+		__module_get(pols[i]->owner);
 		ret = pols[i]->init_shadow(disk, &new->pol[i].data);
 		if (ret) {
 			module_put(pols[i]->owner);
+			if (test_bit(GD_DEAD, &disk->state))
+				ret = -ENODEV;
 			goto out_undo;
 		}
 		new->pol[i].pol = pols[i];
 		new->nr++;
 	}
-	if (new && !old)
-		blk_stream_shadow_get();
 
+	/* As for the live policy: only a dead disk's list can have changed. */
+	mutex_lock(&q->elevator_lock);
+	if (test_bit(GD_DEAD, &disk->state)) {
+		mutex_unlock(&q->elevator_lock);
+		ret = -ENODEV;
+		goto out_undo;
+	}
 	rcu_assign_pointer(sd->shadow, new);
+	mutex_unlock(&q->elevator_lock);
+
 	if (old) {
 		synchronize_rcu();
-		blk_stream_shadow_free(disk, old, kept);
-		if (!new)
-			blk_stream_shadow_put();
+		blk_stream_shadow_free(disk, old, kept, false);
 	}
 	return 0;
 
 out_undo:
-	/* Tear down only the instances made here; old keeps the others. */
-	blk_stream_shadow_free(disk, new, reused);
+	/* Tear down only the instances made here; the old list owns the others. */
+	if (new)
+		blk_stream_shadow_free(disk, new, reused, false);
 	return ret;
 }
 
@@ -240,43 +411,37 @@ out_undo:
  * blk_stream_disk_get - the placement state of a disk, allocated if needed
  * @disk: the disk
  *
+ * Takes no lock: of two callers that race, one allocates the state that
+ * both get.
+ *
  * Return: the state, or NULL if out of memory.
  */
 struct blk_stream_disk *blk_stream_disk_get(struct gendisk *disk)
 {
 	struct blk_stream_disk *sd;
 
-	lockdep_assert_held(&blk_stream_mutex);
-	sd = disk->write_streams;
+	/* Pairs with the cmpxchg() below. */
+	sd = smp_load_acquire(&disk->write_streams);
 	if (sd)
 		return sd;
 	sd = kzalloc_obj(*sd, GFP_KERNEL);
 	if (!sd)
 		return NULL;
+	mutex_init(&sd->lock);
 	sd->hint_map = BLK_STREAM_HINT_MAP_DEFAULT;
-	/* Pairs with the acquire of bios deciding concurrently. */
-	smp_store_release(&disk->write_streams, sd);
+	/*
+	 * A successful cmpxchg() is fully ordered: whoever reads the pointer
+	 * sees it initialised.  A failed one is not ordered at all, so the
+	 * winner's state is read again with acquire rather than taken from
+	 * its return value.
+	 */
+	if (cmpxchg(&disk->write_streams, NULL, sd)) {
+		mutex_destroy(&sd->lock);
+		kfree(sd);
+		/* Pairs with the winner's cmpxchg(). */
+		sd = smp_load_acquire(&disk->write_streams);
+	}
 	return sd;
-}
-
-/* The placement state of a disk not being deleted, allocated if needed. */
-static int blk_stream_disk_alive(struct gendisk *disk,
-				 struct blk_stream_disk **sd)
-{
-	*sd = blk_stream_disk_get(disk);
-	if (!*sd)
-		return -ENOMEM;
-	return (*sd)->dead ? -ENODEV : 0;
-}
-
-void blk_stream_lock(void)
-{
-	mutex_lock(&blk_stream_mutex);
-}
-
-void blk_stream_unlock(void)
-{
-	mutex_unlock(&blk_stream_mutex);
 }
 
 /**
@@ -289,7 +454,7 @@ void blk_stream_unlock(void)
 void blk_stream_policy_observe(struct gendisk *disk, struct bio *bio,
 			       unsigned int stream)
 {
-	/* Pairs with the release in blk_stream_disk_get(). */
+	/* Pairs with the cmpxchg() in blk_stream_disk_get(). */
 	struct blk_stream_disk *sd = smp_load_acquire(&disk->write_streams);
 	struct blk_stream_active *act;
 
@@ -324,7 +489,7 @@ struct blk_stream_shadow *blk_stream_shadow_choose(struct bio *bio,
 {
 	struct gendisk *disk = bio->bi_bdev->bd_disk;
 	unsigned int max = disk->queue->limits.max_write_streams;
-	/* Pairs with the release in blk_stream_disk_get(). */
+	/* Pairs with the cmpxchg() in blk_stream_disk_get(). */
 	struct blk_stream_disk *sd = smp_load_acquire(&disk->write_streams);
 	bool decide = rule == BLK_STREAM_RULE_POLICY ||
 		      rule == BLK_STREAM_RULE_DEFAULT;
@@ -358,7 +523,7 @@ struct blk_stream_shadow *blk_stream_shadow_choose(struct bio *bio,
 void blk_stream_shadow_observe(struct bio *bio)
 {
 	struct gendisk *disk = bio->bi_bdev->bd_disk;
-	/* Pairs with the release in blk_stream_disk_get(). */
+	/* Pairs with the cmpxchg() in blk_stream_disk_get(). */
 	struct blk_stream_disk *sd = smp_load_acquire(&disk->write_streams);
 	struct blk_stream_shadow *sh;
 	unsigned int i;
@@ -375,14 +540,18 @@ void blk_stream_shadow_observe(struct bio *bio)
 
 ssize_t blk_stream_policy_show(struct gendisk *disk, char *page)
 {
-	struct blk_stream_policy *pol;
+	/* Pairs with the cmpxchg() in blk_stream_disk_get(). */
+	struct blk_stream_disk *sd = smp_load_acquire(&disk->write_streams);
 	const struct blk_stream_policy *cur = NULL;
+	struct blk_stream_policy *pol;
 	struct blk_stream_active *act;
 	ssize_t len;
 
 	mutex_lock(&blk_stream_mutex);
-	if (disk->write_streams) {
-		act = blk_stream_active(disk->write_streams);
+	/* Keeps the policy, and so its module, while its name is printed. */
+	rcu_read_lock();
+	if (sd) {
+		act = rcu_dereference(sd->active);
 		if (act)
 			cur = act->pol;
 	}
@@ -393,6 +562,7 @@ ssize_t blk_stream_policy_show(struct gendisk *disk, char *page)
 			len += sysfs_emit_at(page, len,
 					     pol == cur ? " [%s]" : " %s",
 					     pol->name);
+	rcu_read_unlock();
 	len += sysfs_emit_at(page, len, "\n");
 	mutex_unlock(&blk_stream_mutex);
 	return len;
@@ -410,51 +580,59 @@ ssize_t blk_stream_policy_store(struct gendisk *disk, const char *page,
 		return -EINVAL;
 	strim(name);
 
-	mutex_lock(&blk_stream_mutex);
 	if (strcmp(name, "none")) {
-		pol = blk_stream_find_policy(name);
-		if (!pol) {
-			ret = -EINVAL;
-			goto out;
-		}
+		pol = blk_stream_get_policy(name);
+		if (!pol)
+			return -EINVAL;
 		if (!disk->queue->limits.max_write_streams) {
 			pr_warn_ratelimited("%s: no write streams: no placement policy\n",
 					    disk->disk_name);
 			ret = -EINVAL;
 			goto out;
 		}
-	} else if (!disk->write_streams) {
-		goto out;
+	} else if (!READ_ONCE(disk->write_streams)) {
+		return count;
 	}
 
-	ret = blk_stream_disk_alive(disk, &sd);
-	if (!ret)
-		ret = blk_stream_switch(disk, sd, pol);
+	sd = blk_stream_disk_get(disk);
+	if (!sd) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	mutex_lock(&sd->lock);
+	ret = blk_stream_switch(disk, sd, pol);
+	mutex_unlock(&sd->lock);
 out:
-	mutex_unlock(&blk_stream_mutex);
+	if (pol)
+		module_put(pol->owner);
 	return ret ? ret : count;
 }
 
 ssize_t blk_stream_shadow_show(struct gendisk *disk, char *page)
 {
+	/* Pairs with the cmpxchg() in blk_stream_disk_get(). */
+	struct blk_stream_disk *sd = smp_load_acquire(&disk->write_streams);
 	struct blk_stream_shadow *sh = NULL;
 	ssize_t len = 0;
 	unsigned int i;
 
-	mutex_lock(&blk_stream_mutex);
-	if (disk->write_streams)
-		sh = blk_stream_shadow(disk->write_streams);
+	rcu_read_lock();
+	if (sd)
+		sh = rcu_dereference(sd->shadow);
 	for (i = 0; sh && i < sh->nr; i++)
 		len += sysfs_emit_at(page, len, i ? " %s" : "%s",
 				     sh->pol[i].pol->name);
+	rcu_read_unlock();
 	if (!len)
 		len = sysfs_emit(page, "none");
 	len += sysfs_emit_at(page, len, "\n");
-	mutex_unlock(&blk_stream_mutex);
 	return len;
 }
 
-/* Check @name as the @nr-th shadow policy of @disk and find it. */
+/*
+ * Check @name as the @nr-th shadow policy of @disk and find it, with a
+ * reference on its module.
+ */
 static const struct blk_stream_policy *
 blk_stream_shadow_parse(struct gendisk *disk, const char *name,
 			const struct blk_stream_policy **pols, unsigned int nr)
@@ -462,7 +640,7 @@ blk_stream_shadow_parse(struct gendisk *disk, const char *name,
 	const struct blk_stream_policy *pol;
 	unsigned int i;
 
-	pol = blk_stream_find_policy(name);
+	pol = blk_stream_get_policy(name);
 	if (!pol) {
 		pr_warn_ratelimited("%s: write_stream_shadow: no policy '%.32s'\n",
 				    disk->disk_name, name);
@@ -471,16 +649,20 @@ blk_stream_shadow_parse(struct gendisk *disk, const char *name,
 	if (!pol->init_shadow) {
 		pr_warn_ratelimited("%s: write_stream_shadow: %s cannot run in shadow\n",
 				    disk->disk_name, pol->name);
-		return NULL;
+		goto out_put;
 	}
 	for (i = 0; i < nr; i++) {
 		if (pols[i] == pol) {
 			pr_warn_ratelimited("%s: write_stream_shadow: %s given twice\n",
 					    disk->disk_name, pol->name);
-			return NULL;
+			goto out_put;
 		}
 	}
 	return pol;
+
+out_put:
+	module_put(pol->owner);
+	return NULL;
 }
 
 /*
@@ -493,8 +675,8 @@ ssize_t blk_stream_shadow_store(struct gendisk *disk, const char *page,
 {
 	const struct blk_stream_policy *pols[BLK_STREAM_SHADOW_MAX];
 	char *names[BLK_STREAM_SHADOW_MAX];
+	unsigned int nr = 0, got = 0;
 	struct blk_stream_disk *sd;
-	unsigned int nr = 0, i;
 	char *buf, *pos, *name;
 	int ret = 0;
 
@@ -516,10 +698,9 @@ ssize_t blk_stream_shadow_store(struct gendisk *disk, const char *page,
 		names[nr++] = name;
 	}
 
-	mutex_lock(&blk_stream_mutex);
-	for (i = 0; i < nr; i++) {
-		pols[i] = blk_stream_shadow_parse(disk, names[i], pols, i);
-		if (!pols[i]) {
+	for (got = 0; got < nr; got++) {
+		pols[got] = blk_stream_shadow_parse(disk, names[got], pols, got);
+		if (!pols[got]) {
 			ret = -EINVAL;
 			goto out;
 		}
@@ -530,46 +711,91 @@ ssize_t blk_stream_shadow_store(struct gendisk *disk, const char *page,
 		ret = -EINVAL;
 		goto out;
 	}
-	if (!nr && !disk->write_streams)
+	if (!nr && !READ_ONCE(disk->write_streams))
 		goto out;
 
-	ret = blk_stream_disk_alive(disk, &sd);
-	if (!ret)
-		ret = blk_stream_shadow_switch(disk, sd, pols, nr);
+	sd = blk_stream_disk_get(disk);
+	if (!sd) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	mutex_lock(&sd->lock);
+	ret = blk_stream_shadow_switch(disk, sd, pols, nr);
+	mutex_unlock(&sd->lock);
 out:
-	mutex_unlock(&blk_stream_mutex);
+	while (got--)
+		module_put(pols[got]->owner);
 	kfree(buf);
 	return ret ? ret : count;
 }
 
 /**
  * blk_stream_disk_exit - take the policies off a disk being deleted
- * @disk: the disk
+ * @disk: the disk, marked dead (GD_DEAD)
  *
- * Called from del_gendisk() before the queue's sysfs files are removed, so
- * a store to write_stream_policy or write_stream_shadow can still come
- * after it: @sd->dead, which blk_stream_disk_alive() checks under
- * blk_stream_mutex, makes such a store fail.  The state of the policy and
- * of those in shadow is torn down now, so that their modules can go; bios
- * still being submitted see no policy.
+ * Called from del_gendisk() before the queue's sysfs and debugfs files
+ * are removed, which a policy may use.  A store to write_stream_policy or
+ * write_stream_shadow can still come after it, until the sysfs files go:
+ * it finds the disk dead under elevator_lock and fails with -ENODEV.  The
+ * state of the policy and of those in shadow is torn down now, so that
+ * their modules can go; bios still being submitted see no policy.  Takes
+ * no lock that a store holds while it allocates or waits: only
+ * elevator_lock, briefly.
  */
 void blk_stream_disk_exit(struct gendisk *disk)
 {
+	struct request_queue *q = disk->queue;
+	struct blk_stream_active *act = NULL;
+	struct blk_stream_shadow *sh = NULL;
 	struct blk_stream_disk *sd;
 
-	mutex_lock(&blk_stream_mutex);
-	sd = disk->write_streams;
+	WARN_ON_ONCE(!test_bit(GD_DEAD, &disk->state));
+	mutex_lock(&q->elevator_lock);
+	/* Pairs with the cmpxchg() in blk_stream_disk_get(). */
+	sd = smp_load_acquire(&disk->write_streams);
 	if (sd) {
-		sd->dead = true;
-		blk_stream_switch(disk, sd, NULL);
-		blk_stream_shadow_switch(disk, sd, NULL, 0);
+		act = rcu_replace_pointer(sd->active, NULL,
+					  lockdep_is_held(&q->elevator_lock));
+		sh = rcu_replace_pointer(sd->shadow, NULL,
+					 lockdep_is_held(&q->elevator_lock));
 	}
-	mutex_unlock(&blk_stream_mutex);
+	mutex_unlock(&q->elevator_lock);
+
+	if (!act && !sh)
+		return;
+	synchronize_rcu();
+	if (act)
+		blk_stream_active_free(disk, act, true);
+	if (sh)
+		blk_stream_shadow_free(disk, sh, 0, true);
 }
 
-/* Called when the disk is released: no bio can reach it any more. */
+/**
+ * blk_stream_disk_free - free the placement state of a released disk
+ * @disk: the disk; no bio can reach it and its sysfs files are gone
+ *
+ * A disk that add_disk() failed to add after its queue's sysfs files
+ * appeared never went through blk_stream_disk_exit(), and a store may
+ * have set a policy in that window: tear it down here.  No grace period
+ * is needed, the disk's release implies one.
+ */
 void blk_stream_disk_free(struct gendisk *disk)
 {
-	kfree(disk->write_streams);
+	struct blk_stream_disk *sd = disk->write_streams;
+	struct blk_stream_active *act;
+	struct blk_stream_shadow *sh;
+
+	if (!sd)
+		return;
+	act = rcu_dereference_protected(sd->active, 1);
+	sh = rcu_dereference_protected(sd->shadow, 1);
+	if (act)
+		blk_stream_active_free(disk, act, false);
+	if (sh)
+		blk_stream_shadow_free(disk, sh, 0, false);
+	mutex_destroy(&sd->lock);
+	kfree(sd);
 	disk->write_streams = NULL;
 }
+
+#include "tests/stream-teardown-kunit.h"

@@ -38,6 +38,7 @@
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/cgroup.h>
+#include <linux/workqueue.h>
 #include <trace/events/block.h>
 
 #include "blk-cgroup.h"
@@ -76,6 +77,38 @@ void blk_stream_shadow_put(void)
 {
 	static_branch_dec(&blk_stream_shadowing);
 	static_branch_dec(&blk_stream_key);
+}
+
+/*
+ * del_gendisk() takes a disk's policies off while the queue is frozen.
+ * The last decrement of a static key takes cpu_hotplug_lock, which must
+ * not nest in a queue freeze (rq-qos dropped its static key for this),
+ * so from there the decrements are left to a work item.
+ */
+static atomic_t blk_stream_puts = ATOMIC_INIT(0);
+static atomic_t blk_stream_shadow_puts = ATOMIC_INIT(0);
+
+static void blk_stream_put_workfn(struct work_struct *work)
+{
+	while (atomic_add_unless(&blk_stream_puts, -1, 0))
+		blk_stream_put();
+	while (atomic_add_unless(&blk_stream_shadow_puts, -1, 0))
+		blk_stream_shadow_put();
+}
+
+static DECLARE_WORK(blk_stream_put_work, blk_stream_put_workfn);
+
+/* blk_stream_put() or blk_stream_shadow_put(), later. */
+void blk_stream_put_deferred(bool shadow)
+{
+	atomic_inc(shadow ? &blk_stream_shadow_puts : &blk_stream_puts);
+	schedule_work(&blk_stream_put_work);
+}
+
+/* Wait for the deferred decrements: the keys are then as they will be. */
+void blk_stream_flush_puts(void)
+{
+	flush_work(&blk_stream_put_work);
 }
 
 /*

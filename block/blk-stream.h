@@ -6,6 +6,7 @@
 #include <linux/blkdev.h>
 #include <linux/blk-stream.h>
 #include <linux/jump_label.h>
+#include <linux/mutex.h>
 
 DECLARE_STATIC_KEY_FALSE(blk_stream_key);
 /* Some source of streams is in use, not only the decision tracepoint. */
@@ -18,6 +19,8 @@ void blk_stream_get(void);
 void blk_stream_put(void);
 void blk_stream_shadow_get(void);
 void blk_stream_shadow_put(void);
+void blk_stream_put_deferred(bool shadow);
+void blk_stream_flush_puts(void);
 
 /**
  * struct blk_stream_disk - write stream placement state of a disk
@@ -25,16 +28,19 @@ void blk_stream_shadow_put(void);
  * @shadow: the policies run in shadow on the disk; NULL for none
  * @hint_map: the hint policy's map, byte N the stream of hint or kind N,
  *	%BLK_STREAM_HINT_DEFAULT for its default (see blk-stream-hint.c)
- * @dead: the disk is being deleted; no new policy can be set
+ * @lock: serialises the changes of the disk's settings: policy, policies
+ *	in shadow, hint map
  *
- * Allocated when a policy is first chosen for the disk, freed with the
- * disk.  Changed under blk_stream_mutex; @active is read under RCU.
+ * Allocated when a setting is first written for the disk, freed with the
+ * disk.  Changed under @lock; @active and @shadow are also installed and
+ * taken off under the queue's elevator_lock (see blk-stream-policy.c),
+ * and read under RCU.
  */
 struct blk_stream_disk {
 	struct blk_stream_active __rcu	*active;
 	struct blk_stream_shadow __rcu	*shadow;
 	u64				hint_map;
-	bool				dead;
+	struct mutex			lock;	/* see above */
 };
 
 #define BLK_STREAM_HINT_DEFAULT		0xff
@@ -61,8 +67,6 @@ struct blk_stream_shadow {
 	struct blk_stream_active	pol[BLK_STREAM_SHADOW_MAX];
 };
 
-void blk_stream_lock(void);
-void blk_stream_unlock(void);
 struct blk_stream_disk *blk_stream_disk_get(struct gendisk *disk);
 ssize_t blk_stream_hint_map_show(struct gendisk *disk, char *page);
 ssize_t blk_stream_hint_map_store(struct gendisk *disk, const char *page,
@@ -81,7 +85,7 @@ ssize_t blk_stream_hint_map_store(struct gendisk *disk, const char *page,
 static inline unsigned int
 blk_stream_policy_decide(struct gendisk *disk, struct bio *bio)
 {
-	/* Pairs with the release in blk_stream_disk_get(). */
+	/* Pairs with the cmpxchg() in blk_stream_disk_get(). */
 	struct blk_stream_disk *sd = smp_load_acquire(&disk->write_streams);
 	struct blk_stream_active *act;
 	unsigned int stream = 0;

@@ -38,6 +38,8 @@ enum blk_stream_rule {
 };
 
 struct block_device;
+struct dentry;
+struct file_operations;
 struct gendisk;
 struct module;
 
@@ -46,16 +48,22 @@ struct module;
  * @name: name written to the disk's queue/write_stream_policy file
  * @owner: module implementing the policy
  * @init_disk: optional; set up the policy for @disk and store its state in
- *	@data.  May sleep.  An error keeps the disk's previous policy.
+ *	@data.  May sleep.  An error keeps the disk's previous policy.  The
+ *	disk may be being deleted meanwhile: its capacity may read 0, and
+ *	the instance may be torn down by @exit_disk before it ever decides.
  * @init_shadow: optional; set up an instance of the policy for @disk that
  *	runs in shadow (queue/write_stream_shadow): it is asked and shown the
  *	same bios as a live instance, but its choices only go to the
  *	block_write_stream_shadow tracepoint.  It must not disturb a live
  *	instance of the policy on the same disk.  A policy without it cannot
- *	run in shadow.  May sleep.
+ *	run in shadow.  May sleep, and may see a dying disk as @init_disk.
  * @exit_disk: optional; tear down the state set up by @init_disk or
  *	@init_shadow.  Called after an RCU grace period: no @decide call for
- *	the disk is running.
+ *	the disk is running.  It may run from del_gendisk(), while the
+ *	queue is frozen and in NOIO context, so it must not wait for I/O to
+ *	the disk; and, for another instance on the same disk, at the same
+ *	time as @init_disk or @init_shadow, since del_gendisk() does not
+ *	wait for a change of the disk's policies in progress.
  * @decide: return the stream of a write bio that no earlier rule placed,
  *	or 0 to leave it to the device's default.  Called under
  *	rcu_read_lock() in the submitter's context, which may be atomic; the
@@ -82,6 +90,24 @@ struct blk_stream_policy {
 			unsigned int stream);
 	struct list_head list;
 };
+
+/**
+ * struct blk_stream_debugfs_file - a file of a policy's debugfs directory
+ * @name: the file's name; an entry with none ends a list
+ * @mode: its mode
+ * @fops: its operations; the file's private data is the directory's
+ */
+struct blk_stream_debugfs_file {
+	const char *name;
+	umode_t mode;
+	const struct file_operations *fops;
+};
+
+struct dentry *
+blk_stream_debugfs_create(struct gendisk *disk, const char *name,
+			  const struct blk_stream_debugfs_file *files,
+			  void *data);
+void blk_stream_debugfs_remove(struct gendisk *disk, struct dentry *dir);
 
 /* Policies that can run in shadow on one disk at once. */
 #define BLK_STREAM_SHADOW_MAX	4

@@ -2397,6 +2397,13 @@ DEFINE_SHOW_ATTRIBUTE(lt_stats);
 
 /* --- policy ---------------------------------------------------------- */
 
+static const struct blk_stream_debugfs_file lt_debugfs_files[] = {
+	{ "labels", 0400, &lt_labels_fops },
+	{ "layout", 0400, &lt_layout_fops },
+	{ "stats", 0400, &lt_stats_fops },
+	{ }
+};
+
 static int lt_init_instance(struct gendisk *disk, void **data, bool shadow)
 {
 	const char *name = shadow ? "lifetime_shadow" : "lifetime";
@@ -2456,10 +2463,7 @@ static int lt_init_instance(struct gendisk *disk, void **data, bool shadow)
 	ret = kobject_add(&ld->kobj, &disk_to_dev(disk)->kobj, name);
 	if (ret)
 		goto out_put;
-	ld->debugfs = debugfs_create_dir(name, disk->queue->debugfs_dir);
-	debugfs_create_file("labels", 0400, ld->debugfs, ld, &lt_labels_fops);
-	debugfs_create_file("layout", 0400, ld->debugfs, ld, &lt_layout_fops);
-	debugfs_create_file("stats", 0400, ld->debugfs, ld, &lt_stats_fops);
+	ld->debugfs = blk_stream_debugfs_create(disk, name, lt_debugfs_files, ld);
 	mutex_lock(&lt_instances_mutex);
 	list_add(&ld->node, &lt_instances);
 	mutex_unlock(&lt_instances_mutex);
@@ -2486,7 +2490,7 @@ static void lt_exit_disk(struct gendisk *disk, void *data)
 	struct lt_disk *ld = data, *other;
 	bool last = true;
 
-	debugfs_remove_recursive(ld->debugfs);
+	blk_stream_debugfs_remove(disk, ld->debugfs);
 	kobject_del(&ld->kobj);
 	cancel_work_sync(&ld->work);
 	mutex_lock(&lt_instances_mutex);

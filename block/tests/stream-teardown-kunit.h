@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KUnit tests of placement policies on a disk being deleted.  Once
+ * del_gendisk() has marked the disk dead, a store of a policy, live or in
+ * shadow, fails with -ENODEV and installs nothing, whether or not any
+ * setting was written to the disk before; blk_stream_disk_exit() takes
+ * off what was set before, also when it runs while a store sets a policy
+ * up; and a disk released without a deletion frees what it had.
+ *
+ * Two test policies, kunit-a and kunit-b, count the instances they set
+ * up and tear down: every case checks that the counts match, and that the
+ * decision point's static keys are back where they were, as they are when
+ * no policy was left behind.  Their set-up can delete the disk on a
+ * chosen call, which puts blk_stream_disk_exit() between a store's
+ * set-up and its install.  Included at the end of
+ * block/blk-stream-policy.c; the disk is allocated but never added, and
+ * marked dead as __del_gendisk() does.
+ */
+#ifdef CONFIG_BLK_STREAM_TEARDOWN_KUNIT_TEST
+
+#ifndef _BLK_STREAM_TEARDOWN_KUNIT_H
+#define _BLK_STREAM_TEARDOWN_KUNIT_H
+
+#include <kunit/test.h>
+#include <linux/sizes.h>
+
+struct teardown_keys {
+	int key;
+	int placing;
+	int shadowing;
+};
+
+/* What the test policies count; the cases run one at a time. */
+static struct {
+	unsigned int inits;
+	unsigned int exits;
+	unsigned int calls;
+	unsigned int delete_on;	/* the set-up call that deletes, 0 none */
+} teardown_count;
+
+static void teardown_read_keys(struct teardown_keys *k)
+{
+	blk_stream_flush_puts();
+	k->key = static_key_count(&blk_stream_key.key);
+	k->placing = static_key_count(&blk_stream_placing.key);
+	k->shadowing = static_key_count(&blk_stream_shadowing.key);
+}
+
+/* What del_gendisk() does to the disk's placement. */
+static void teardown_delete(struct gendisk *disk)
+{
+	set_bit(GD_DEAD, &disk->state);
+	blk_stream_disk_exit(disk);
+}
+
+static int teardown_pol_init(struct gendisk *disk, void **data)
+{
+	teardown_count.inits++;
+	*data = NULL;
+	if (++teardown_count.calls == teardown_count.delete_on)
+		teardown_delete(disk);
+	return 0;
+}
+
+static void teardown_pol_exit(struct gendisk *disk, void *data)
+{
+	teardown_count.exits++;
+}
+
+static unsigned int teardown_pol_decide(struct gendisk *disk, void *data,
+					struct bio *bio)
+{
+	return 1;
+}
+
+#define TEARDOWN_POLICY(_name) {			\
+	.name = _name,					\
+	.owner = THIS_MODULE,				\
+	.init_disk = teardown_pol_init,			\
+	.init_shadow = teardown_pol_init,		\
+	.exit_disk = teardown_pol_exit,			\
+	.decide = teardown_pol_decide,			\
+}
+
+static struct blk_stream_policy teardown_pols[] = {
+	TEARDOWN_POLICY("kunit-a"),
+	TEARDOWN_POLICY("kunit-b"),
+};
+
+/* Whatever a case left: delete the disk, if it was not, and drop it. */
+static void teardown_release(void *data)
+{
+	struct gendisk *disk = data;
+
+	teardown_delete(disk);
+	put_disk(disk);
+}
+
+static struct gendisk *teardown_disk(struct kunit *test,
+				     struct teardown_keys *keys)
+{
+	struct queue_limits lim = {
+		.max_write_streams = 8,
+		.write_stream_granularity = SZ_16M,
+	};
+	struct gendisk *disk = blk_alloc_disk(&lim, NUMA_NO_NODE);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, disk);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, teardown_release,
+							disk), 0);
+	memset(&teardown_count, 0, sizeof(teardown_count));
+	teardown_read_keys(keys);
+	return disk;
+}
+
+/* The keys are as @before, and every instance set up was torn down. */
+static void teardown_check_keys(struct kunit *test,
+				const struct teardown_keys *before)
+{
+	struct teardown_keys after;
+
+	teardown_read_keys(&after);
+	KUNIT_EXPECT_EQ(test, after.key, before->key);
+	KUNIT_EXPECT_EQ(test, after.placing, before->placing);
+	KUNIT_EXPECT_EQ(test, after.shadowing, before->shadowing);
+	KUNIT_EXPECT_EQ(test, teardown_count.exits, teardown_count.inits);
+}
+
+/* No policy is left, live or in shadow, and no key or instance. */
+static void teardown_check(struct kunit *test, struct gendisk *disk,
+			   const struct teardown_keys *before)
+{
+	struct blk_stream_disk *sd = READ_ONCE(disk->write_streams);
+	void *live = sd ? rcu_access_pointer(sd->active) : NULL;
+	void *shadow = sd ? rcu_access_pointer(sd->shadow) : NULL;
+
+	KUNIT_EXPECT_NULL(test, live);
+	KUNIT_EXPECT_NULL(test, shadow);
+	teardown_check_keys(test, before);
+}
+
+/*
+ * Nothing was ever set: the disk has no placement state when it goes.
+ * Before the fix, blk_stream_disk_exit() marked no state dead here and
+ * both stores installed their policy (they returned 9).
+ */
+static void stream_teardown_test_fresh(struct kunit *test)
+{
+	struct teardown_keys keys;
+	struct gendisk *disk = teardown_disk(test, &keys);
+
+	teardown_delete(disk);
+	KUNIT_EXPECT_EQ(test, blk_stream_policy_store(disk, "kunit-a", 9),
+			-ENODEV);
+	KUNIT_EXPECT_EQ(test, blk_stream_shadow_store(disk, "kunit-a", 9),
+			-ENODEV);
+	KUNIT_EXPECT_EQ(test, teardown_count.inits, 0);
+	teardown_check(test, disk, &keys);
+}
+
+/* Set before: taken off by the deletion, and not set again after it. */
+static void stream_teardown_test_set(struct kunit *test)
+{
+	struct teardown_keys keys;
+	struct gendisk *disk = teardown_disk(test, &keys);
+
+	KUNIT_ASSERT_EQ(test, blk_stream_policy_store(disk, "kunit-a", 9), 9);
+	KUNIT_ASSERT_EQ(test, blk_stream_shadow_store(disk, "kunit-b", 9), 9);
+	teardown_delete(disk);
+	KUNIT_EXPECT_EQ(test, teardown_count.exits, 2);
+	KUNIT_EXPECT_EQ(test, blk_stream_policy_store(disk, "kunit-a", 9),
+			-ENODEV);
+	KUNIT_EXPECT_EQ(test, blk_stream_shadow_store(disk, "kunit-b", 9),
+			-ENODEV);
+	/* Nothing to change: "none" is no error. */
+	KUNIT_EXPECT_EQ(test, blk_stream_policy_store(disk, "none", 5), 5);
+	KUNIT_EXPECT_EQ(test, blk_stream_shadow_store(disk, "none", 5), 5);
+	teardown_check(test, disk, &keys);
+}
+
+/*
+ * Dead but not yet deleted, as after a surprise removal: the policy set
+ * before stays until the deletion, and no other can be set.
+ */
+static void stream_teardown_test_dead(struct kunit *test)
+{
+	struct teardown_keys keys;
+	struct gendisk *disk = teardown_disk(test, &keys);
+
+	KUNIT_ASSERT_EQ(test, blk_stream_policy_store(disk, "kunit-a", 9), 9);
+	set_bit(GD_DEAD, &disk->state);
+	KUNIT_EXPECT_EQ(test, blk_stream_policy_store(disk, "none", 5),
+			-ENODEV);
+	KUNIT_EXPECT_EQ(test, blk_stream_shadow_store(disk, "kunit-a", 9),
+			-ENODEV);
+	KUNIT_EXPECT_EQ(test, teardown_count.inits, 1);
+	blk_stream_disk_exit(disk);
+	teardown_check(test, disk, &keys);
+}
+
+/*
+ * The deletion comes while a store sets its policy up, the second of
+ * @store's writes, "kunit-a" then @value: it takes kunit-a off, and the
+ * store tears its own instances down.
+ */
+static void teardown_race(struct kunit *test,
+			  ssize_t (*store)(struct gendisk *disk,
+					   const char *page, size_t count),
+			  const char *value)
+{
+	struct teardown_keys keys;
+	struct gendisk *disk = teardown_disk(test, &keys);
+
+	KUNIT_ASSERT_EQ(test, store(disk, "kunit-a", 9), 9);
+	teardown_count.delete_on = 2;
+	KUNIT_EXPECT_EQ(test, store(disk, value, strlen(value)), -ENODEV);
+	KUNIT_EXPECT_EQ(test, teardown_count.inits, 2);
+	teardown_check(test, disk, &keys);
+}
+
+static void stream_teardown_test_live_race(struct kunit *test)
+{
+	teardown_race(test, blk_stream_policy_store, "kunit-b");
+}
+
+/*
+ * In shadow, the new list reuses the instance of kunit-a that the
+ * deletion frees: it is torn down once, by the deletion.
+ */
+static void stream_teardown_test_shadow_race(struct kunit *test)
+{
+	teardown_race(test, blk_stream_shadow_store, "kunit-a kunit-b");
+}
+
+/*
+ * Released without a deletion, as when add_disk() fails after the
+ * queue's sysfs files appeared: the release frees the policies.
+ */
+static void stream_teardown_test_release(struct kunit *test)
+{
+	struct teardown_keys keys;
+	struct gendisk *disk = teardown_disk(test, &keys);
+
+	KUNIT_ASSERT_EQ(test, blk_stream_policy_store(disk, "kunit-a", 9), 9);
+	KUNIT_ASSERT_EQ(test, blk_stream_shadow_store(disk, "kunit-b", 9), 9);
+	kunit_remove_action(test, teardown_release, disk);
+	put_disk(disk);
+	KUNIT_EXPECT_EQ(test, teardown_count.inits, 2);
+	teardown_check_keys(test, &keys);
+}
+
+static int stream_teardown_suite_init(struct kunit_suite *suite)
+{
+	int ret;
+
+	ret = blk_stream_register_policy(&teardown_pols[0]);
+	if (ret)
+		return ret;
+	ret = blk_stream_register_policy(&teardown_pols[1]);
+	if (ret)
+		blk_stream_unregister_policy(&teardown_pols[0]);
+	return ret;
+}
+
+static void stream_teardown_suite_exit(struct kunit_suite *suite)
+{
+	blk_stream_unregister_policy(&teardown_pols[1]);
+	blk_stream_unregister_policy(&teardown_pols[0]);
+}
+
+static struct kunit_case stream_teardown_test_cases[] = {
+	KUNIT_CASE(stream_teardown_test_fresh),
+	KUNIT_CASE(stream_teardown_test_set),
+	KUNIT_CASE(stream_teardown_test_dead),
+	KUNIT_CASE(stream_teardown_test_live_race),
+	KUNIT_CASE(stream_teardown_test_shadow_race),
+	KUNIT_CASE(stream_teardown_test_release),
+	{}
+};
+
+static struct kunit_suite stream_teardown_test_suite = {
+	.name = "blk-stream-teardown",
+	.suite_init = stream_teardown_suite_init,
+	.suite_exit = stream_teardown_suite_exit,
+	.test_cases = stream_teardown_test_cases,
+};
+
+kunit_test_suite(stream_teardown_test_suite);
+
+#endif /* _BLK_STREAM_TEARDOWN_KUNIT_H */
+#endif /* CONFIG_BLK_STREAM_TEARDOWN_KUNIT_TEST */
