@@ -50,6 +50,7 @@
  * setting.
  */
 
+#include <kunit/static_stub.h>
 #include <linux/blkdev.h>
 #include <linux/ctype.h>
 #include <linux/module.h>
@@ -252,9 +253,10 @@ static int iostream_rule2(const struct iostream_mask *eff)
  * nothing of @parent keeps @parent: the level cannot give up the streams
  * it was given for the default placement, which on FDP is stream 1's
  * handle.  Where nothing above confines, a setting that names only
- * streams the disk lacks (a default written for a larger disk) gives the
- * disk's streams 1 to @max, a budget that the other rules spend, rather
- * than the default handle.  @eff may be @parent.
+ * streams the disk lacks (a default written for a larger disk) leaves
+ * "0", the device's default placement: the narrowest choice, where every
+ * stream of the disk would open the other tenants' streams to the
+ * cgroup's writes.  @eff may be @parent.
  */
 static void iostream_narrow(struct iostream_mask *eff,
 			    const struct iostream_mask *parent,
@@ -271,13 +273,9 @@ static void iostream_narrow(struct iostream_mask *eff,
 		bitmap_copy(map, m->map, IOSTREAM_BITS);
 		if (max < IOSTREAM_MAX)
 			bitmap_clear(map, max + 1, IOSTREAM_MAX - max);
-		if (!parent->inherit) {
-			if (!bitmap_and(map, map, parent->map, IOSTREAM_BITS))
-				bitmap_copy(map, parent->map, IOSTREAM_BITS);
-		} else if (bitmap_empty(map, IOSTREAM_BITS) &&
-			   !bitmap_empty(m->map, IOSTREAM_BITS) && max) {
-			bitmap_set(map, 1, max);
-		}
+		if (!parent->inherit &&
+		    !bitmap_and(map, map, parent->map, IOSTREAM_BITS))
+			bitmap_copy(map, parent->map, IOSTREAM_BITS);
 		eff->inherit = false;
 		bitmap_copy(eff->map, map, IOSTREAM_BITS);
 	}
@@ -352,20 +350,25 @@ struct iostream_pool {
 	unsigned int short_by;
 };
 
-/* Fill @pool up to @want sets.  Charged to the writer's memory cgroup. */
-static int iostream_pool_fill(struct iostream_pool *pool, unsigned int want)
+/*
+ * Fill @pool up to @want sets, with @gfp.  Charged to the writer's memory
+ * cgroup.
+ */
+static int iostream_pool_fill(struct iostream_pool *pool, unsigned int want,
+			      gfp_t gfp)
 {
 	struct iostream_mask **m;
 
+	KUNIT_STATIC_STUB_REDIRECT(iostream_pool_fill, pool, want, gfp);
 	if (want > pool->size) {
-		m = krealloc_array(pool->m, want, sizeof(*m), GFP_KERNEL_ACCOUNT);
+		m = krealloc_array(pool->m, want, sizeof(*m), gfp);
 		if (!m)
 			return -ENOMEM;
 		pool->m = m;
 		pool->size = want;
 	}
 	while (pool->nr < want) {
-		pool->m[pool->nr] = kmalloc_obj(**pool->m, GFP_KERNEL_ACCOUNT);
+		pool->m[pool->nr] = kmalloc_obj(**pool->m, gfp);
 		if (!pool->m[pool->nr])
 			return -ENOMEM;
 		pool->nr++;
@@ -373,11 +376,14 @@ static int iostream_pool_fill(struct iostream_pool *pool, unsigned int want)
 	return 0;
 }
 
+/* Free @pool's sets; it is empty and may be filled again. */
 static void iostream_pool_free(struct iostream_pool *pool)
 {
 	while (pool->nr)
 		kfree(pool->m[--pool->nr]);
 	kfree(pool->m);
+	pool->m = NULL;
+	pool->size = 0;
 }
 
 /*
@@ -443,39 +449,70 @@ out:
 }
 
 /**
+ * iostream_prepare - allocate the sets for changing a setting
+ * @blkcg: the cgroup whose setting is to change
+ * @q: the queue of the disk whose line is to change, NULL for a default
+ * @pool: an empty pool, filled with a set for each blkg of @blkcg's
+ *	subtree on @q's disk (on every disk for a default), and one more
+ *	for the blkg that writing a line may create
+ *
+ * Called before the setting is replaced, so that a failure changes
+ * nothing: a write that fails leaves the old setting and the effective
+ * sets computed from it.  @q is only compared, never dereferenced.
+ *
+ * Return: 0, or -ENOMEM with @pool freed.
+ */
+static int iostream_prepare(struct blkcg *blkcg, struct request_queue *q,
+			    struct iostream_pool *pool)
+{
+	struct cgroup_subsys_state *pos;
+	struct blkcg_gq *blkg;
+	unsigned int want = 1;
+	int ret;
+
+	rcu_read_lock();
+	css_for_each_descendant_pre(pos, &blkcg->css)
+		hlist_for_each_entry_rcu(blkg, &css_to_blkcg(pos)->blkg_list,
+					 blkcg_node)
+			if (!q || blkg->q == q)
+				want++;
+	rcu_read_unlock();
+	ret = iostream_pool_fill(pool, want, GFP_KERNEL_ACCOUNT);
+	if (ret)
+		iostream_pool_free(pool);
+	return ret;
+}
+
+/**
  * iostream_update - recompute the effective sets below a changed setting
  * @blkcg: the cgroup whose setting changed
  * @q: the queue of the disk whose line changed, NULL for a default
+ * @pool: the sets iostream_prepare() allocated; freed
  *
- * Walks @blkcg's subtree only, parents first, with new sets allocated
- * before each walk; a walk that runs short (blkgs created meanwhile)
- * starts over with more, keeping what the last one did.  Each blkg's set
- * is computed and replaced under its disk's queue_lock, which is also
- * where a new blkg computes its own from its parent's, so concurrent
- * updates and creations leave every set computed from the latest
- * settings.  @q is only compared, never dereferenced.
- *
- * Return: 0, or -ENOMEM; sets not yet recomputed then are recomputed by
- * the next write of a setting above them.
+ * Walks @blkcg's subtree only, parents first.  A walk that runs short
+ * (blkgs created between iostream_prepare() and the change of the
+ * setting) starts over with more, keeping what the last one did; those
+ * sets are allocated without failing, as the setting is already in force
+ * and its subtree must follow it.  Each blkg's set is computed and
+ * replaced under its disk's queue_lock, which is also where a new blkg
+ * computes its own from its parent's, so concurrent updates and
+ * creations leave every set computed from the latest settings.  @q is
+ * only compared, never dereferenced: if the disk went away and its queue's
+ * address was reused meanwhile, the walk recomputes the new disk's sets
+ * for nothing, which is harmless.
  */
-static int iostream_update(struct blkcg *blkcg, struct request_queue *q)
+static void iostream_update(struct blkcg *blkcg, struct request_queue *q,
+			    struct iostream_pool *pool)
 {
-	struct iostream_pool pool = { };
-	unsigned int want = 4;
-	int ret = 0;
-
 	for (;;) {
-		ret = iostream_pool_fill(&pool, want);
-		if (ret)
+		pool->short_by = 0;
+		if (iostream_walk(blkcg, q, pool))
 			break;
-		pool.short_by = 0;
-		if (iostream_walk(blkcg, q, &pool))
-			break;
-		want = max(2 * want, pool.size + pool.short_by);
 		cond_resched();
+		iostream_pool_fill(pool, pool->short_by + 4,
+				   GFP_KERNEL_ACCOUNT | __GFP_NOFAIL);
 	}
-	iostream_pool_free(&pool);
-	return ret;
+	iostream_pool_free(pool);
 }
 
 /*
@@ -504,19 +541,26 @@ static void iostream_pd_init(struct blkg_policy_data *pd)
  * that has none there (it never wrote to the disk, or its blkg could not
  * be allocated), the nearest ancestor's narrowed by the defaults of the
  * cgroups in between, as its blkg would get it: a cgroup without a blkg
- * has no line for the disk.  Into @eff.  Under rcu_read_lock().
+ * has no line for the disk.  On a disk where the policy could not be
+ * activated when it was added, no blkg has io.stream data and no cgroup
+ * a line: the defaults from the root down.  Into @eff.  Under
+ * rcu_read_lock().
  */
 static void iostream_cgroup_eff(struct blkcg *blkcg, struct request_queue *q,
 				struct iostream_mask *eff)
 {
 	unsigned int max = q->limits.max_write_streams;
 	struct blkcg *top = blkcg, *pos;
-	struct iostream_grp *grp;
+	struct iostream_grp *grp = NULL;
 	struct blkcg_gq *blkg;
 
-	while (!(blkg = blkg_lookup(top, q)) && iostream_parent(top))
+	for (;;) {
+		blkg = blkg_lookup(top, q);
+		grp = blkg ? blkg_to_iostream(blkg) : NULL;
+		if (grp || !iostream_parent(top))
+			break;
 		top = iostream_parent(top);
-	grp = blkg ? blkg_to_iostream(blkg) : NULL;
+	}
 	iostream_narrow(eff, grp ? iostream_grp_eff(grp) : &iostream_any, NULL,
 			max);
 	/* Down from @top, one level at a time. */
@@ -530,13 +574,9 @@ static void iostream_cgroup_eff(struct blkcg *blkcg, struct request_queue *q,
 }
 
 /*
- * The cgroup whose effective set confines a write charged to the root
- * cgroup or to none: the submitting task's, when the write is submitted
- * in a task that is in a cgroup below the root.  Such a write is, for
- * example, the writeback of a page of an inode whose writeback belongs to
- * the root cgroup, started by the task's fsync(), or a write whose
- * cgroup's blkg could not be allocated.  NULL when nothing but the bio's
- * own blkg can tell (an interrupt, a kernel thread of the root cgroup).
+ * The cgroup of the task that submits a write, when it is below the
+ * root; NULL when nothing but the bio's own blkg can tell (an interrupt,
+ * a kernel thread of the root cgroup).
  */
 static struct cgroup_subsys_state *iostream_submitter_css(void)
 {
@@ -548,16 +588,40 @@ static struct cgroup_subsys_state *iostream_submitter_css(void)
 	return css && css->parent ? css : NULL;
 }
 
-/* Whether @bio's own blkg may not be the one that confines it. */
-static bool iostream_root_charged(struct bio *bio)
+/*
+ * Whether @bio, submitted by a task of @css (see iostream_submitter_css()),
+ * is charged to a proper ancestor of @css or to no cgroup: then @css's
+ * effective set, which is never wider than the ancestor's, confines it.
+ * Such a write is the writeback of a page of an inode whose writeback
+ * belongs to an ancestor (the root, say), started by the task's fsync();
+ * or a write of the task whose cgroup's blkg could not be allocated, which
+ * blkg_lookup_create() charges to the nearest ancestor that has one, and
+ * which must not escape the sets of the cgroups in between.
+ */
+static bool iostream_charged_above(struct bio *bio,
+				   struct cgroup_subsys_state *css)
 {
-	return !bio->bi_blkg || !bio->bi_blkg->parent;
+	struct cgroup_subsys_state *own, *pos;
+
+	if (!css)
+		return false;
+	if (!bio->bi_blkg)
+		return true;
+	own = &bio->bi_blkg->blkcg->css;
+	if (own == css)
+		return false;
+	for (pos = css->parent; pos; pos = pos->parent)
+		if (pos == own)
+			return true;
+	return false;
 }
 
 /*
- * The effective set that confines @bio: that of @css on @q's disk if @css
- * is not NULL (see iostream_submitter_css()), computed into @buf; else
- * that of the bio's blkg.  Under rcu_read_lock().
+ * The effective set that confines @bio, on @q's disk: that of @css if it
+ * is not NULL (see iostream_charged_above()), computed into @buf; else
+ * that of the bio's blkg, or, on a disk where the policy is not active,
+ * that of the blkg's cgroup computed from the defaults into @buf.  Under
+ * rcu_read_lock().
  */
 static const struct iostream_mask *
 iostream_bio_eff_css(struct bio *bio, struct cgroup_subsys_state *css,
@@ -569,19 +633,23 @@ iostream_bio_eff_css(struct bio *bio, struct cgroup_subsys_state *css,
 		iostream_cgroup_eff(css_to_blkcg(css), q, buf);
 		return buf;
 	}
-	grp = bio->bi_blkg ? blkg_to_iostream(bio->bi_blkg) : NULL;
-	return grp ? iostream_grp_eff(grp) : &iostream_any;
+	if (!bio->bi_blkg)
+		return &iostream_any;
+	grp = blkg_to_iostream(bio->bi_blkg);
+	if (likely(grp))
+		return iostream_grp_eff(grp);
+	iostream_cgroup_eff(bio->bi_blkg->blkcg, q, buf);
+	return buf;
 }
 
 static const struct iostream_mask *iostream_bio_eff(struct bio *bio,
 						    struct iostream_mask *buf)
 {
-	struct cgroup_subsys_state *css = NULL;
+	struct cgroup_subsys_state *css = iostream_submitter_css();
 
-	if (unlikely(iostream_root_charged(bio)))
-		css = iostream_submitter_css();
-	return iostream_bio_eff_css(bio, css,
-				    css ? bdev_get_queue(bio->bi_bdev) : NULL,
+	if (likely(!iostream_charged_above(bio, css)))
+		css = NULL;
+	return iostream_bio_eff_css(bio, css, bdev_get_queue(bio->bi_bdev),
 				    buf);
 }
 
@@ -589,9 +657,10 @@ static const struct iostream_mask *iostream_bio_eff(struct bio *bio,
  * __blkcg_write_stream - rule 2: what io.stream allows a bio's cgroup
  * @bio: a write bio
  *
- * A write charged to the root cgroup or to none, submitted by a task in a
- * cgroup below the root, is confined by the task's cgroup (see
- * iostream_submitter_css()), whether it carries a stream or not.
+ * A write charged to a proper ancestor of the submitting task's cgroup
+ * (the root, or the nearest ancestor with a blkg when the cgroup's could
+ * not be allocated) or to none is confined by the task's cgroup (see
+ * iostream_charged_above()), whether it carries a stream or not.
  *
  * Return: %BLKCG_STREAM_ANY when no cgroup from the bio's up to the root
  * has a setting, %BLKCG_STREAM_BUDGET when the effective set has several
@@ -705,7 +774,8 @@ EXPORT_SYMBOL_GPL(blkcg_iostream_pinned);
  * writes must be refused.
  *
  * Return: true if a cgroup from the task's up to the root has a setting
- * for @disk.
+ * for @disk and @disk has write streams: on a disk without streams there
+ * is nothing to place, and a write there is not confined.
  */
 bool blkcg_iostream_confined(struct gendisk *disk)
 {
@@ -713,7 +783,7 @@ bool blkcg_iostream_confined(struct gendisk *disk)
 	struct iostream_mask eff;
 	bool ret = false;
 
-	if (!blkcg_may_pin())
+	if (!blkcg_may_pin() || !disk->queue->limits.max_write_streams)
 		return false;
 	rcu_read_lock();
 	css = kthread_blkcg() ?: task_css(current, io_cgrp_id);
@@ -1033,6 +1103,7 @@ static int iostream_new_setting(const char *buf, unsigned int max,
  */
 static ssize_t iostream_write_disk(struct blkcg *blkcg, char *buf)
 {
+	struct iostream_pool pool = { };
 	struct iostream_mask *m = NULL;
 	struct request_queue *q;
 	struct blkg_conf_ctx ctx;
@@ -1048,6 +1119,8 @@ static ssize_t iostream_write_disk(struct blkcg *blkcg, char *buf)
 	ret = iostream_new_setting(ctx.body, max, &m);
 	if (!ret && !max && m)
 		ret = -EINVAL;
+	if (!ret)
+		ret = iostream_prepare(blkcg, q, &pool);
 	if (ret)
 		goto close_bdev;
 	/*
@@ -1055,8 +1128,10 @@ static ssize_t iostream_write_disk(struct blkcg *blkcg, char *buf)
 	 * that failed has no io.stream (-EOPNOTSUPP).
 	 */
 	ret = blkg_conf_prep(blkcg, &blkcg_policy_iostream, &ctx);
-	if (ret)
+	if (ret) {
+		iostream_pool_free(&pool);
 		goto close_bdev;
+	}
 	iostream_set(&blkg_to_iostream(ctx.blkg)->set, m, &iostream_nr_pins);
 	m = NULL;
 	blkg_conf_unprep(&ctx);
@@ -1065,8 +1140,28 @@ close_bdev:
 	kfree(m);
 	/* Outside the queue's rq_qos_mutex: @q is only compared. */
 	if (!ret)
-		ret = iostream_update(blkcg, q);
+		iostream_update(blkcg, q, &pool);
 	return ret;
+}
+
+/*
+ * Replace @blkcg's default with @m (NULL for none) and recompute its
+ * subtree, counting the setting in @pins.  On failure nothing changed
+ * and @m is freed.
+ */
+static int iostream_change_dfl(struct blkcg *blkcg, struct iostream_mask *m,
+			       atomic_t *pins)
+{
+	struct iostream_pool pool = { };
+	int ret = iostream_prepare(blkcg, NULL, &pool);
+
+	if (ret) {
+		kfree(m);
+		return ret;
+	}
+	iostream_set(&blkcg_to_iostream(blkcg)->dfl, m, pins);
+	iostream_update(blkcg, NULL, &pool);
+	return 0;
 }
 
 static ssize_t iostream_write(struct kernfs_open_file *of, char *buf,
@@ -1086,11 +1181,8 @@ static ssize_t iostream_write(struct kernfs_open_file *of, char *buf,
 		    *skip_spaces(p + 7))
 			p += 7;
 		ret = iostream_new_setting(p, IOSTREAM_MAX, &m);
-		if (!ret) {
-			iostream_set(&blkcg_to_iostream(blkcg)->dfl, m,
-				     &iostream_nr_pins);
-			ret = iostream_update(blkcg, NULL);
-		}
+		if (!ret)
+			ret = iostream_change_dfl(blkcg, m, &iostream_nr_pins);
 	}
 	iostream_sync_key();
 	return ret ?: nbytes;

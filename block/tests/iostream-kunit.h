@@ -9,6 +9,7 @@
 #ifndef _BLK_IOSTREAM_KUNIT_H
 #define _BLK_IOSTREAM_KUNIT_H
 
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
 
 /*
@@ -155,8 +156,8 @@ static const struct iostream_chain_case iostream_chain_cases[] = {
 	  { 0, 0, 0, 0, 0, 0, 0, 0, 0 } },
 	{ "parent 0 stays 0", { "0", "3" }, { }, "0", 0,
 	  { 0, 0, 0, 0, 0, 0, 0, 0, 0 } },
-	{ "top default beyond the disk spends the disk", { }, { "9-10" },
-	  "1-8", BUDGET, { 1, 1, 2, 3, 4, 5, 6, 7, 8 } },
+	{ "top default beyond the disk gives 0", { }, { "9-10" },
+	  "0", 0, { 0, 0, 0, 0, 0, 0, 0, 0, 0 } },
 	{ "default beyond the disk keeps the parent's", { "2-3", NULL },
 	  { NULL, "9" }, "2-3", BUDGET, { 2, 3, 2, 3, 2, 3, 2, 3, 2 } },
 	{ "set partly beyond the disk", { }, { "8-9" }, "8", 8,
@@ -228,7 +229,10 @@ static void iostream_test_release(void *data)
 static void iostream_test_update(struct kunit *test,
 				 struct iostream_test_chain *ch)
 {
-	KUNIT_EXPECT_EQ(test, iostream_update(&ch->blkcg[0], ch->q), 0);
+	struct iostream_pool pool = { };
+
+	KUNIT_ASSERT_EQ(test, iostream_prepare(&ch->blkcg[0], ch->q, &pool), 0);
+	iostream_update(&ch->blkcg[0], ch->q, &pool);
 }
 
 /*
@@ -542,6 +546,126 @@ static void iostream_test_root_charged(struct kunit *test)
 	iostream_test_unset(test, ch);
 }
 
+/*
+ * A write of io.stream charged to the writer's memory cgroup: the first
+ * allocation fails, as GFP_KERNEL_ACCOUNT may.
+ */
+static int iostream_test_fill_enomem(struct iostream_pool *pool,
+				     unsigned int want, gfp_t gfp)
+{
+	return -ENOMEM;
+}
+
+/*
+ * A write of io.stream that fails with -ENOMEM changes nothing: not the
+ * setting, not the effective sets below it.  Replacing the setting before
+ * allocating would leave the new setting shown and the subtree computed
+ * from the old one, a child pinned outside its parent's new set.
+ */
+static void iostream_test_enomem(struct kunit *test)
+{
+	struct iostream_test_chain *ch = iostream_test_chain(test);
+	char out[KUNIT_PARAM_DESC_SIZE];
+	struct iostream_mask *m;
+	struct bio bio;
+
+	iostream_test_set(test, ch, 0, NULL, "3-4");
+	iostream_test_set(test, ch, 1, "4", NULL);
+	iostream_test_bio(ch, &bio, 3);
+
+	/* The operator narrows the top's default to 3: -ENOMEM. */
+	KUNIT_ASSERT_EQ(test, iostream_new_setting("3", 255, &m), 0);
+	kunit_activate_static_stub(test, iostream_pool_fill,
+				   iostream_test_fill_enomem);
+	KUNIT_EXPECT_EQ(test, iostream_change_dfl(&ch->blkcg[0], m, &ch->pins),
+			-ENOMEM);
+	kunit_deactivate_static_stub(test, iostream_pool_fill);
+	rcu_read_lock();
+	iostream_test_print(rcu_dereference(ch->isc[0].dfl), out);
+	rcu_read_unlock();
+	KUNIT_EXPECT_STREQ(test, out, "3-4");
+	iostream_test_eff(ch, 0, out);
+	KUNIT_EXPECT_STREQ(test, out, "3-4");
+	iostream_test_eff(ch, 2, out);
+	KUNIT_EXPECT_STREQ(test, out, "4");
+	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), 4);
+
+	/* With memory, the same write narrows the whole subtree. */
+	KUNIT_ASSERT_EQ(test, iostream_new_setting("3", 255, &m), 0);
+	KUNIT_EXPECT_EQ(test, iostream_change_dfl(&ch->blkcg[0], m, &ch->pins),
+			0);
+	iostream_test_eff(ch, 0, out);
+	KUNIT_EXPECT_STREQ(test, out, "3");
+	iostream_test_eff(ch, 2, out);
+	KUNIT_EXPECT_STREQ(test, out, "3");
+	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), 3);
+	iostream_test_unset(test, ch);
+}
+
+/*
+ * A write of a task whose cgroup's blkg could not be allocated is charged
+ * to the nearest ancestor with one, which may confine less, or nothing:
+ * the submitter's own set confines it, never the ancestor's.
+ */
+static void iostream_test_ancestor_charged(struct kunit *test)
+{
+	struct iostream_test_chain *ch = iostream_test_chain_n(test, 1);
+	struct bio bio;
+
+	/*
+	 * The delegation root (level 1) is confined by its default only,
+	 * its child by a default too: neither has a blkg, level 0 has one
+	 * and confines nothing.
+	 */
+	iostream_test_set(test, ch, 1, NULL, "3-4");
+	iostream_test_set(test, ch, 2, NULL, "4");
+	iostream_test_bio(ch, &bio, 1);
+
+	KUNIT_EXPECT_TRUE(test, iostream_charged_above(&bio, &ch->blkcg[2].css));
+	KUNIT_EXPECT_TRUE(test, iostream_charged_above(&bio, &ch->blkcg[1].css));
+	KUNIT_EXPECT_FALSE(test, iostream_charged_above(&bio, &ch->blkcg[0].css));
+	KUNIT_EXPECT_FALSE(test, iostream_charged_above(&bio, NULL));
+	iostream_test_submitted(test, ch, &bio, &ch->blkcg[2].css, 4, 4);
+	iostream_test_submitted(test, ch, &bio, &ch->blkcg[1].css,
+				BLKCG_STREAM_BUDGET, 4);
+	/* Charged to its own cgroup, a write keeps its cgroup's set. */
+	iostream_test_bio(ch, &bio, 2);
+	KUNIT_EXPECT_FALSE(test, iostream_charged_above(&bio, &ch->blkcg[0].css));
+	/* Charged to a descendant of the submitter's: the bio's cgroup. */
+	KUNIT_EXPECT_FALSE(test, iostream_charged_above(&bio, &blkcg_root.css));
+	iostream_test_unset(test, ch);
+}
+
+/*
+ * On a disk where the policy could not be activated (no blkg has
+ * io.stream data), a cgroup's defaults still confine its writes.
+ */
+static void iostream_test_no_policy(struct kunit *test)
+{
+	struct iostream_test_chain *ch = iostream_test_chain(test);
+	int plid = blkcg_policy_iostream.plid;
+	struct blkg_policy_data *pd[4];
+	struct bio bio;
+	unsigned int i;
+
+	iostream_test_set(test, ch, 0, NULL, "3-4");
+	iostream_test_set(test, ch, 2, NULL, "4");
+	for (i = 0; i < 4; i++) {
+		pd[i] = ch->blkg[i].pd[plid];
+		ch->blkg[i].pd[plid] = NULL;
+	}
+	iostream_test_bio(ch, &bio, 2);
+	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), BLKCG_STREAM_BUDGET);
+	KUNIT_EXPECT_EQ(test, blkcg_confine_write_stream(&bio, 1), 4);
+	iostream_test_bio(ch, &bio, 3);
+	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), 4);
+	iostream_test_bio(ch, &bio, 0);
+	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), BLKCG_STREAM_ANY);
+	for (i = 0; i < 4; i++)
+		ch->blkg[i].pd[plid] = pd[i];
+	iostream_test_unset(test, ch);
+}
+
 /* The count of pins follows every change of a setting, and only those. */
 static void iostream_test_set_counts_pins(struct kunit *test)
 {
@@ -586,6 +710,9 @@ static struct kunit_case iostream_test_cases[] = {
 	KUNIT_CASE(iostream_test_recompute),
 	KUNIT_CASE(iostream_test_create_during_update),
 	KUNIT_CASE(iostream_test_root_charged),
+	KUNIT_CASE(iostream_test_enomem),
+	KUNIT_CASE(iostream_test_ancestor_charged),
+	KUNIT_CASE(iostream_test_no_policy),
 	KUNIT_CASE(iostream_test_set_counts_pins),
 	{}
 };
