@@ -150,6 +150,9 @@ ssize_t blk_stream_hint_map_store(struct gendisk *disk, const char *page,
 	u64 map;
 	int ret = 0;
 
+	/* As the other placement files: a disk being deleted takes nothing. */
+	if (test_bit(GD_DEAD, &disk->state))
+		return -ENODEV;
 	buf = kstrndup(page, count, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;

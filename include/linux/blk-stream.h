@@ -59,11 +59,14 @@ struct module;
  *	run in shadow.  May sleep, and may see a dying disk as @init_disk.
  * @exit_disk: optional; tear down the state set up by @init_disk or
  *	@init_shadow.  Called after an RCU grace period: no @decide call for
- *	the disk is running.  It may run from del_gendisk(), while the
- *	queue is frozen and in NOIO context, so it must not wait for I/O to
- *	the disk; and, for another instance on the same disk, at the same
- *	time as @init_disk or @init_shadow, since del_gendisk() does not
- *	wait for a change of the disk's policies in progress.
+ *	the disk is running.  It may run from del_gendisk(), once the disk
+ *	is marked dead and its queue's freeze has begun (in NOIO context
+ *	only for blk-mq disks, not for bio-based ones such as device-mapper
+ *	or the NVMe multipath head), so it must not wait for I/O to the
+ *	disk, nor for work that may; and, for another instance on the same
+ *	disk, at the same time as @init_disk or @init_shadow, since
+ *	del_gendisk() does not wait for a change of the disk's policies in
+ *	progress.
  * @decide: return the stream of a write bio that no earlier rule placed,
  *	or 0 to leave it to the device's default.  Called under
  *	rcu_read_lock() in the submitter's context, which may be atomic; the

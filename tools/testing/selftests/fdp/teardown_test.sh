@@ -280,7 +280,7 @@ if [ -s $tmp/errors ]; then
 fi
 check "no switch failed but for the disk going away" test "$errors" = 0
 
-reports='WARNING|BUG|Oops|Call Trace|circular locking|KASAN'
+reports='WARNING:|BUG:|Oops|Call Trace|circular locking|KASAN|kmemleak'
 log=$(dmesg | sed -n "/$marker/,\$p")
 if [ -z "$log" ]; then
 	bad="the kernel log wrapped: the test's part of it is lost"
