@@ -45,17 +45,30 @@
  * others nothing but the recomputation of its own subtree.
  *
  * The policy is active on every disk so that each (cgroup, disk) pair has
- * a place for its setting and for the bytes and I/Os it wrote per stream,
- * shown in io.stat.  Nothing runs on the I/O path while no cgroup has a
- * setting.
+ * a place for its setting.  Nothing runs on the I/O path while no cgroup
+ * has a setting.
+ *
+ * io.stat shows, per disk, the bytes and writes per stream of the cgroup
+ * and its descendants.  The per-CPU counters are allocated at the first
+ * counted write of a cgroup to a disk with streams, in the submitter's
+ * context, without sleeping; where that fails, the write is not counted
+ * and a write a second later tries again: counters never fail a bio nor
+ * a blkg.  So a disk without streams, and a cgroup that never wrote to a
+ * disk, costs the policy data and its effective set and nothing per CPU.
+ * Counts are summed over the cgroup's subtree when io.stat is read; those
+ * of a cgroup that goes away are added to its parent's.
  */
 
+#include <kunit/static_stub.h>
 #include <linux/blkdev.h>
 #include <linux/ctype.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
+#include <linux/seqlock.h>
+#include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
+#include <kunit/static_stub.h>
 
 #include "blk-cgroup.h"
 #include "blk-iostream.h"
@@ -102,6 +115,31 @@ struct iostream_blkcg {
  * @ios: write bios
  */
 struct iostream_stat {
+	u64_stats_t bytes;
+	u64_stats_t ios;
+};
+
+/**
+ * struct iostream_cpu_stat - what a cgroup wrote to one disk, on one CPU
+ * @syncp: lets 32-bit machines read the counters whole
+ * @nr: entries in @stream: the disk's streams when the counters were
+ *	allocated, plus stream 0
+ * @fallback: writes whose stream the disk no longer had
+ * @stream: bytes and write bios per stream
+ */
+struct iostream_cpu_stat {
+	struct u64_stats_sync syncp;
+	unsigned int nr;
+	u64_stats_t fallback;
+	struct iostream_stat stream[] __counted_by(nr);
+};
+
+/**
+ * struct iostream_count - a sum of per-CPU counters of one stream
+ * @bytes: bytes written
+ * @ios: write bios
+ */
+struct iostream_count {
 	u64 bytes;
 	u64 ios;
 };
@@ -115,10 +153,12 @@ struct iostream_stat {
  *	disk's queue_lock, read under rcu_read_lock()
  * @init: the first effective set, allocated with the blkg and published
  *	by iostream_pd_init()
- * @nr_stat: entries in @stat: the disk's streams when this was allocated,
- *	plus stream 0
- * @stat: per-CPU bytes and I/Os per stream
- * @fallback: per-CPU count of writes whose stream the disk no longer had
+ * @stat: the counters, NULL until the first counted write to a disk with
+ *	streams; set once, freed with @pd
+ * @stat_failed: jiffies (never 0) when allocating @stat last failed, 0 if
+ *	it did not
+ * @folded: the blkg went offline and its counts were added to its
+ *	parent's; under iostream_fold_lock
  */
 struct iostream_grp {
 	struct blkg_policy_data pd;
@@ -126,9 +166,9 @@ struct iostream_grp {
 	struct iostream_mask __rcu *set;
 	struct iostream_mask __rcu *eff;
 	struct iostream_mask *init;
-	unsigned int nr_stat;
-	struct iostream_stat __percpu *stat;
-	u64 __percpu *fallback;
+	struct iostream_cpu_stat __percpu *stat;
+	unsigned long stat_failed;
+	bool folded;
 };
 
 /*
@@ -153,6 +193,12 @@ atomic_t iostream_nr_pins = ATOMIC_INIT(0);
 static DEFINE_MUTEX(iostream_key_mutex);
 static bool iostream_key_held;
 static bool iostream_registered;
+
+/*
+ * Taken for writing when an offline blkg's counts move to its parent, so
+ * that a reader summing a subtree counts them once, not twice nor never.
+ */
+static DEFINE_SEQLOCK(iostream_fold_lock);
 
 static void iostream_update_key(void)
 {
@@ -252,9 +298,10 @@ static int iostream_rule2(const struct iostream_mask *eff)
  * nothing of @parent keeps @parent: the level cannot give up the streams
  * it was given for the default placement, which on FDP is stream 1's
  * handle.  Where nothing above confines, a setting that names only
- * streams the disk lacks (a default written for a larger disk) gives the
- * disk's streams 1 to @max, a budget that the other rules spend, rather
- * than the default handle.  @eff may be @parent.
+ * streams the disk lacks (a default written for a larger disk) leaves
+ * "0", the device's default placement: the narrowest choice, where every
+ * stream of the disk would open the other tenants' streams to the
+ * cgroup's writes.  @eff may be @parent.
  */
 static void iostream_narrow(struct iostream_mask *eff,
 			    const struct iostream_mask *parent,
@@ -271,13 +318,9 @@ static void iostream_narrow(struct iostream_mask *eff,
 		bitmap_copy(map, m->map, IOSTREAM_BITS);
 		if (max < IOSTREAM_MAX)
 			bitmap_clear(map, max + 1, IOSTREAM_MAX - max);
-		if (!parent->inherit) {
-			if (!bitmap_and(map, map, parent->map, IOSTREAM_BITS))
-				bitmap_copy(map, parent->map, IOSTREAM_BITS);
-		} else if (bitmap_empty(map, IOSTREAM_BITS) &&
-			   !bitmap_empty(m->map, IOSTREAM_BITS) && max) {
-			bitmap_set(map, 1, max);
-		}
+		if (!parent->inherit &&
+		    !bitmap_and(map, map, parent->map, IOSTREAM_BITS))
+			bitmap_copy(map, parent->map, IOSTREAM_BITS);
 		eff->inherit = false;
 		bitmap_copy(eff->map, map, IOSTREAM_BITS);
 	}
@@ -352,20 +395,25 @@ struct iostream_pool {
 	unsigned int short_by;
 };
 
-/* Fill @pool up to @want sets.  Charged to the writer's memory cgroup. */
-static int iostream_pool_fill(struct iostream_pool *pool, unsigned int want)
+/*
+ * Fill @pool up to @want sets, with @gfp.  Charged to the writer's memory
+ * cgroup.
+ */
+static int iostream_pool_fill(struct iostream_pool *pool, unsigned int want,
+			      gfp_t gfp)
 {
 	struct iostream_mask **m;
 
+	KUNIT_STATIC_STUB_REDIRECT(iostream_pool_fill, pool, want, gfp);
 	if (want > pool->size) {
-		m = krealloc_array(pool->m, want, sizeof(*m), GFP_KERNEL_ACCOUNT);
+		m = krealloc_array(pool->m, want, sizeof(*m), gfp);
 		if (!m)
 			return -ENOMEM;
 		pool->m = m;
 		pool->size = want;
 	}
 	while (pool->nr < want) {
-		pool->m[pool->nr] = kmalloc_obj(**pool->m, GFP_KERNEL_ACCOUNT);
+		pool->m[pool->nr] = kmalloc_obj(**pool->m, gfp);
 		if (!pool->m[pool->nr])
 			return -ENOMEM;
 		pool->nr++;
@@ -373,11 +421,14 @@ static int iostream_pool_fill(struct iostream_pool *pool, unsigned int want)
 	return 0;
 }
 
+/* Free @pool's sets; it is empty and may be filled again. */
 static void iostream_pool_free(struct iostream_pool *pool)
 {
 	while (pool->nr)
 		kfree(pool->m[--pool->nr]);
 	kfree(pool->m);
+	pool->m = NULL;
+	pool->size = 0;
 }
 
 /*
@@ -443,39 +494,70 @@ out:
 }
 
 /**
+ * iostream_prepare - allocate the sets for changing a setting
+ * @blkcg: the cgroup whose setting is to change
+ * @q: the queue of the disk whose line is to change, NULL for a default
+ * @pool: an empty pool, filled with a set for each blkg of @blkcg's
+ *	subtree on @q's disk (on every disk for a default), and one more
+ *	for the blkg that writing a line may create
+ *
+ * Called before the setting is replaced, so that a failure changes
+ * nothing: a write that fails leaves the old setting and the effective
+ * sets computed from it.  @q is only compared, never dereferenced.
+ *
+ * Return: 0, or -ENOMEM with @pool freed.
+ */
+static int iostream_prepare(struct blkcg *blkcg, struct request_queue *q,
+			    struct iostream_pool *pool)
+{
+	struct cgroup_subsys_state *pos;
+	struct blkcg_gq *blkg;
+	unsigned int want = 1;
+	int ret;
+
+	rcu_read_lock();
+	css_for_each_descendant_pre(pos, &blkcg->css)
+		hlist_for_each_entry_rcu(blkg, &css_to_blkcg(pos)->blkg_list,
+					 blkcg_node)
+			if (!q || blkg->q == q)
+				want++;
+	rcu_read_unlock();
+	ret = iostream_pool_fill(pool, want, GFP_KERNEL_ACCOUNT);
+	if (ret)
+		iostream_pool_free(pool);
+	return ret;
+}
+
+/**
  * iostream_update - recompute the effective sets below a changed setting
  * @blkcg: the cgroup whose setting changed
  * @q: the queue of the disk whose line changed, NULL for a default
+ * @pool: the sets iostream_prepare() allocated; freed
  *
- * Walks @blkcg's subtree only, parents first, with new sets allocated
- * before each walk; a walk that runs short (blkgs created meanwhile)
- * starts over with more, keeping what the last one did.  Each blkg's set
- * is computed and replaced under its disk's queue_lock, which is also
- * where a new blkg computes its own from its parent's, so concurrent
- * updates and creations leave every set computed from the latest
- * settings.  @q is only compared, never dereferenced.
- *
- * Return: 0, or -ENOMEM; sets not yet recomputed then are recomputed by
- * the next write of a setting above them.
+ * Walks @blkcg's subtree only, parents first.  A walk that runs short
+ * (blkgs created between iostream_prepare() and the change of the
+ * setting) starts over with more, keeping what the last one did; those
+ * sets are allocated without failing, as the setting is already in force
+ * and its subtree must follow it.  Each blkg's set is computed and
+ * replaced under its disk's queue_lock, which is also where a new blkg
+ * computes its own from its parent's, so concurrent updates and
+ * creations leave every set computed from the latest settings.  @q is
+ * only compared, never dereferenced: if the disk went away and its queue's
+ * address was reused meanwhile, the walk recomputes the new disk's sets
+ * for nothing, which is harmless.
  */
-static int iostream_update(struct blkcg *blkcg, struct request_queue *q)
+static void iostream_update(struct blkcg *blkcg, struct request_queue *q,
+			    struct iostream_pool *pool)
 {
-	struct iostream_pool pool = { };
-	unsigned int want = 4;
-	int ret = 0;
-
 	for (;;) {
-		ret = iostream_pool_fill(&pool, want);
-		if (ret)
+		pool->short_by = 0;
+		if (iostream_walk(blkcg, q, pool))
 			break;
-		pool.short_by = 0;
-		if (iostream_walk(blkcg, q, &pool))
-			break;
-		want = max(2 * want, pool.size + pool.short_by);
 		cond_resched();
+		iostream_pool_fill(pool, pool->short_by + 4,
+				   GFP_KERNEL_ACCOUNT | __GFP_NOFAIL);
 	}
-	iostream_pool_free(&pool);
-	return ret;
+	iostream_pool_free(pool);
 }
 
 /*
@@ -504,19 +586,26 @@ static void iostream_pd_init(struct blkg_policy_data *pd)
  * that has none there (it never wrote to the disk, or its blkg could not
  * be allocated), the nearest ancestor's narrowed by the defaults of the
  * cgroups in between, as its blkg would get it: a cgroup without a blkg
- * has no line for the disk.  Into @eff.  Under rcu_read_lock().
+ * has no line for the disk.  On a disk where the policy could not be
+ * activated when it was added, no blkg has io.stream data and no cgroup
+ * a line: the defaults from the root down.  Into @eff.  Under
+ * rcu_read_lock().
  */
 static void iostream_cgroup_eff(struct blkcg *blkcg, struct request_queue *q,
 				struct iostream_mask *eff)
 {
 	unsigned int max = q->limits.max_write_streams;
 	struct blkcg *top = blkcg, *pos;
-	struct iostream_grp *grp;
+	struct iostream_grp *grp = NULL;
 	struct blkcg_gq *blkg;
 
-	while (!(blkg = blkg_lookup(top, q)) && iostream_parent(top))
+	for (;;) {
+		blkg = blkg_lookup(top, q);
+		grp = blkg ? blkg_to_iostream(blkg) : NULL;
+		if (grp || !iostream_parent(top))
+			break;
 		top = iostream_parent(top);
-	grp = blkg ? blkg_to_iostream(blkg) : NULL;
+	}
 	iostream_narrow(eff, grp ? iostream_grp_eff(grp) : &iostream_any, NULL,
 			max);
 	/* Down from @top, one level at a time. */
@@ -530,13 +619,9 @@ static void iostream_cgroup_eff(struct blkcg *blkcg, struct request_queue *q,
 }
 
 /*
- * The cgroup whose effective set confines a write charged to the root
- * cgroup or to none: the submitting task's, when the write is submitted
- * in a task that is in a cgroup below the root.  Such a write is, for
- * example, the writeback of a page of an inode whose writeback belongs to
- * the root cgroup, started by the task's fsync(), or a write whose
- * cgroup's blkg could not be allocated.  NULL when nothing but the bio's
- * own blkg can tell (an interrupt, a kernel thread of the root cgroup).
+ * The cgroup of the task that submits a write, when it is below the
+ * root; NULL when nothing but the bio's own blkg can tell (an interrupt,
+ * a kernel thread of the root cgroup).
  */
 static struct cgroup_subsys_state *iostream_submitter_css(void)
 {
@@ -548,16 +633,40 @@ static struct cgroup_subsys_state *iostream_submitter_css(void)
 	return css && css->parent ? css : NULL;
 }
 
-/* Whether @bio's own blkg may not be the one that confines it. */
-static bool iostream_root_charged(struct bio *bio)
+/*
+ * Whether @bio, submitted by a task of @css (see iostream_submitter_css()),
+ * is charged to a proper ancestor of @css or to no cgroup: then @css's
+ * effective set, which is never wider than the ancestor's, confines it.
+ * Such a write is the writeback of a page of an inode whose writeback
+ * belongs to an ancestor (the root, say), started by the task's fsync();
+ * or a write of the task whose cgroup's blkg could not be allocated, which
+ * blkg_lookup_create() charges to the nearest ancestor that has one, and
+ * which must not escape the sets of the cgroups in between.
+ */
+static bool iostream_charged_above(struct bio *bio,
+				   struct cgroup_subsys_state *css)
 {
-	return !bio->bi_blkg || !bio->bi_blkg->parent;
+	struct cgroup_subsys_state *own, *pos;
+
+	if (!css)
+		return false;
+	if (!bio->bi_blkg)
+		return true;
+	own = &bio->bi_blkg->blkcg->css;
+	if (own == css)
+		return false;
+	for (pos = css->parent; pos; pos = pos->parent)
+		if (pos == own)
+			return true;
+	return false;
 }
 
 /*
- * The effective set that confines @bio: that of @css on @q's disk if @css
- * is not NULL (see iostream_submitter_css()), computed into @buf; else
- * that of the bio's blkg.  Under rcu_read_lock().
+ * The effective set that confines @bio, on @q's disk: that of @css if it
+ * is not NULL (see iostream_charged_above()), computed into @buf; else
+ * that of the bio's blkg, or, on a disk where the policy is not active,
+ * that of the blkg's cgroup computed from the defaults into @buf.  Under
+ * rcu_read_lock().
  */
 static const struct iostream_mask *
 iostream_bio_eff_css(struct bio *bio, struct cgroup_subsys_state *css,
@@ -569,19 +678,23 @@ iostream_bio_eff_css(struct bio *bio, struct cgroup_subsys_state *css,
 		iostream_cgroup_eff(css_to_blkcg(css), q, buf);
 		return buf;
 	}
-	grp = bio->bi_blkg ? blkg_to_iostream(bio->bi_blkg) : NULL;
-	return grp ? iostream_grp_eff(grp) : &iostream_any;
+	if (!bio->bi_blkg)
+		return &iostream_any;
+	grp = blkg_to_iostream(bio->bi_blkg);
+	if (likely(grp))
+		return iostream_grp_eff(grp);
+	iostream_cgroup_eff(bio->bi_blkg->blkcg, q, buf);
+	return buf;
 }
 
 static const struct iostream_mask *iostream_bio_eff(struct bio *bio,
 						    struct iostream_mask *buf)
 {
-	struct cgroup_subsys_state *css = NULL;
+	struct cgroup_subsys_state *css = iostream_submitter_css();
 
-	if (unlikely(iostream_root_charged(bio)))
-		css = iostream_submitter_css();
-	return iostream_bio_eff_css(bio, css,
-				    css ? bdev_get_queue(bio->bi_bdev) : NULL,
+	if (likely(!iostream_charged_above(bio, css)))
+		css = NULL;
+	return iostream_bio_eff_css(bio, css, bdev_get_queue(bio->bi_bdev),
 				    buf);
 }
 
@@ -589,9 +702,10 @@ static const struct iostream_mask *iostream_bio_eff(struct bio *bio,
  * __blkcg_write_stream - rule 2: what io.stream allows a bio's cgroup
  * @bio: a write bio
  *
- * A write charged to the root cgroup or to none, submitted by a task in a
- * cgroup below the root, is confined by the task's cgroup (see
- * iostream_submitter_css()), whether it carries a stream or not.
+ * A write charged to a proper ancestor of the submitting task's cgroup
+ * (the root, or the nearest ancestor with a blkg when the cgroup's could
+ * not be allocated) or to none is confined by the task's cgroup (see
+ * iostream_charged_above()), whether it carries a stream or not.
  *
  * Return: %BLKCG_STREAM_ANY when no cgroup from the bio's up to the root
  * has a setting, %BLKCG_STREAM_BUDGET when the effective set has several
@@ -705,7 +819,8 @@ EXPORT_SYMBOL_GPL(blkcg_iostream_pinned);
  * writes must be refused.
  *
  * Return: true if a cgroup from the task's up to the root has a setting
- * for @disk.
+ * for @disk and @disk has write streams: on a disk without streams there
+ * is nothing to place, and a write there is not confined.
  */
 bool blkcg_iostream_confined(struct gendisk *disk)
 {
@@ -713,7 +828,7 @@ bool blkcg_iostream_confined(struct gendisk *disk)
 	struct iostream_mask eff;
 	bool ret = false;
 
-	if (!blkcg_may_pin())
+	if (!blkcg_may_pin() || !disk->queue->limits.max_write_streams)
 		return false;
 	rcu_read_lock();
 	css = kthread_blkcg() ?: task_css(current, io_cgrp_id);
@@ -726,6 +841,63 @@ bool blkcg_iostream_confined(struct gendisk *disk)
 }
 EXPORT_SYMBOL_GPL(blkcg_iostream_confined);
 
+/*
+ * Per-CPU counters for streams 0 to @nr - 1.  Allocated without sleeping,
+ * in any context but NMI: the first counted write of a cgroup to a disk
+ * asks for them as it is submitted.
+ */
+static struct iostream_cpu_stat __percpu *iostream_stat_alloc(unsigned int nr)
+{
+	struct iostream_cpu_stat __percpu *stat;
+	int cpu;
+
+	KUNIT_STATIC_STUB_REDIRECT(iostream_stat_alloc, nr);
+
+	stat = __alloc_percpu_gfp(struct_size_t(struct iostream_cpu_stat,
+						stream, nr),
+				  __alignof__(struct iostream_cpu_stat),
+				  GFP_NOWAIT | __GFP_NOWARN);
+	if (!stat)
+		return NULL;
+	for_each_possible_cpu(cpu) {
+		struct iostream_cpu_stat *c = per_cpu_ptr(stat, cpu);
+
+		u64_stats_init(&c->syncp);
+		c->nr = nr;
+	}
+	return stat;
+}
+
+/*
+ * @grp's counters on @q's disk, allocated if @grp has none yet and the
+ * disk has streams.  After a failed allocation, none is tried for a
+ * second: the writes meanwhile are not counted.
+ */
+static struct iostream_cpu_stat __percpu *
+iostream_stat_get(struct iostream_grp *grp, struct request_queue *q)
+{
+	struct iostream_cpu_stat __percpu *stat = READ_ONCE(grp->stat);
+	unsigned int max = q->limits.max_write_streams;
+	unsigned long failed;
+
+	if (likely(stat) || !max)
+		return stat;
+	failed = READ_ONCE(grp->stat_failed);
+	if (failed && time_in_range(jiffies, failed, failed + HZ))
+		return NULL;
+	stat = iostream_stat_alloc(min(max, IOSTREAM_MAX) + 1);
+	if (!stat) {
+		WRITE_ONCE(grp->stat_failed, jiffies ?: 1);
+		return NULL;
+	}
+	/* Another CPU may have been first. */
+	if (cmpxchg(&grp->stat, NULL, stat)) {
+		free_percpu(stat);
+		stat = READ_ONCE(grp->stat);
+	}
+	return stat;
+}
+
 /**
  * blkcg_account_write_stream - count a decided write for its cgroup
  * @bio: a write bio with its final bi_write_stream
@@ -733,20 +905,71 @@ EXPORT_SYMBOL_GPL(blkcg_iostream_confined);
  */
 void blkcg_account_write_stream(struct bio *bio, bool fallback)
 {
-	struct iostream_grp *grp;
+	struct iostream_cpu_stat __percpu *stat;
 	unsigned int s = bio->bi_write_stream;
+	struct iostream_cpu_stat *c;
+	struct iostream_grp *grp;
+	unsigned long flags;
 
 	if (!bio->bi_blkg)
 		return;
 	grp = blkg_to_iostream(bio->bi_blkg);
-	if (!grp || !grp->stat)
+	if (!grp)
 		return;
-	if (s < grp->nr_stat) {
-		this_cpu_add(grp->stat[s].bytes, bio->bi_iter.bi_size);
-		this_cpu_inc(grp->stat[s].ios);
+	stat = iostream_stat_get(grp, bio->bi_blkg->q);
+	if (!stat)
+		return;
+	c = get_cpu_ptr(stat);
+	flags = u64_stats_update_begin_irqsave(&c->syncp);
+	if (s < c->nr) {
+		u64_stats_add(&c->stream[s].bytes, bio->bi_iter.bi_size);
+		u64_stats_inc(&c->stream[s].ios);
 	}
 	if (fallback)
-		this_cpu_inc(*grp->fallback);
+		u64_stats_inc(&c->fallback);
+	u64_stats_update_end_irqrestore(&c->syncp, flags);
+	put_cpu_ptr(stat);
+}
+
+/* Entries of @stat's counters; the same on every CPU. */
+static unsigned int iostream_stat_nr(struct iostream_cpu_stat __percpu *stat)
+{
+	return raw_cpu_ptr(stat)->nr;
+}
+
+/*
+ * Add @stat's counts of streams @first to @first + @n - 1 to @sum, and
+ * its fallbacks to @fallback if not NULL.
+ */
+static void iostream_stat_sum(struct iostream_cpu_stat __percpu *stat,
+			      unsigned int first, unsigned int n,
+			      struct iostream_count *sum, u64 *fallback)
+{
+	unsigned int i, end, seq;
+	u64 bytes, ios, fb;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct iostream_cpu_stat *c = per_cpu_ptr(stat, cpu);
+
+		end = min(first + n, c->nr);
+		for (i = first; i < end; i++) {
+			do {
+				seq = u64_stats_fetch_begin(&c->syncp);
+				bytes = u64_stats_read(&c->stream[i].bytes);
+				ios = u64_stats_read(&c->stream[i].ios);
+			} while (u64_stats_fetch_retry(&c->syncp, seq));
+			sum[i - first].bytes += bytes;
+			sum[i - first].ios += ios;
+		}
+		if (!fallback)
+			continue;
+		do {
+			seq = u64_stats_fetch_begin(&c->syncp);
+			fb = u64_stats_read(&c->fallback);
+		} while (u64_stats_fetch_retry(&c->syncp, seq));
+		*fallback += fb;
+	}
 }
 
 static struct blkcg_policy_data *iostream_cpd_alloc(gfp_t gfp)
@@ -771,7 +994,6 @@ static void iostream_cpd_free(struct blkcg_policy_data *cpd)
 static struct blkg_policy_data *iostream_pd_alloc(struct gendisk *disk,
 						  struct blkcg *blkcg, gfp_t gfp)
 {
-	unsigned int nr = disk->queue->limits.max_write_streams + 1;
 	struct iostream_grp *grp;
 
 	grp = kzalloc_node(sizeof(*grp), gfp, disk->node_id);
@@ -779,25 +1001,13 @@ static struct blkg_policy_data *iostream_pd_alloc(struct gendisk *disk,
 		return NULL;
 	/* Until iostream_pd_init(): what no setting gives. */
 	RCU_INIT_POINTER(grp->eff, &iostream_any);
+	/* The counters come with the first counted write. */
 	grp->init = kmalloc_obj(*grp->init, gfp);
-	if (!grp->init)
-		goto fail;
-	/* Disks without streams only count fallbacks: nothing to place. */
-	if (nr > 1) {
-		grp->stat = __alloc_percpu_gfp(nr * sizeof(*grp->stat),
-					       __alignof__(*grp->stat), gfp);
-		grp->fallback = alloc_percpu_gfp(u64, gfp);
-		if (!grp->stat || !grp->fallback)
-			goto fail;
-		grp->nr_stat = nr;
+	if (!grp->init) {
+		kfree(grp);
+		return NULL;
 	}
 	return &grp->pd;
-fail:
-	free_percpu(grp->stat);
-	free_percpu(grp->fallback);
-	kfree(grp->init);
-	kfree(grp);
-	return NULL;
 }
 
 static void iostream_grp_free_rcu(struct rcu_head *rcu)
@@ -810,7 +1020,6 @@ static void iostream_grp_free_rcu(struct rcu_head *rcu)
 	kfree(rcu_dereference_protected(grp->set, true));
 	kfree(grp->init);
 	free_percpu(grp->stat);
-	free_percpu(grp->fallback);
 	kfree(grp);
 }
 
@@ -828,30 +1037,138 @@ static void iostream_pd_free(struct blkg_policy_data *pd)
 	call_rcu(&grp->rcu, iostream_grp_free_rcu);
 }
 
-static void iostream_pd_stat(struct blkg_policy_data *pd, struct seq_file *s)
+/* Streams whose sums io.stat and the folding of counts hold at a time. */
+#define IOSTREAM_CHUNK	16
+
+/*
+ * Add @sum, counts of streams @first and on, to this CPU's counters of
+ * @stat, with interrupts off: u64_stats_add() takes an unsigned long.
+ */
+static void iostream_stat_fold(struct iostream_cpu_stat __percpu *stat,
+			       unsigned int first,
+			       const struct iostream_count *sum, u64 fallback)
+{
+	struct iostream_cpu_stat *c = this_cpu_ptr(stat);
+	unsigned int i, end = min(first + IOSTREAM_CHUNK, c->nr);
+
+	lockdep_assert_irqs_disabled();
+	u64_stats_update_begin(&c->syncp);
+	for (i = first; i < end; i++) {
+		u64_stats_set(&c->stream[i].bytes,
+			      u64_stats_read(&c->stream[i].bytes) +
+			      sum[i - first].bytes);
+		u64_stats_set(&c->stream[i].ios,
+			      u64_stats_read(&c->stream[i].ios) +
+			      sum[i - first].ios);
+	}
+	u64_stats_set(&c->fallback, u64_stats_read(&c->fallback) + fallback);
+	u64_stats_update_end(&c->syncp);
+}
+
+/*
+ * A blkg goes offline with its cgroup or its disk: add what it wrote to
+ * its parent's counts, as io.stat's other keys keep what a removed cgroup
+ * did in its parent's.  Under the disk's queue_lock, children before
+ * their parents; a parent without counters yet gets them here if it can.
+ * Writes counted on the blkg after this are lost.
+ */
+static void iostream_pd_offline(struct blkg_policy_data *pd)
 {
 	struct iostream_grp *grp = container_of(pd, struct iostream_grp, pd);
-	u64 fallback = 0;
-	unsigned int i;
-	int cpu;
+	struct iostream_cpu_stat __percpu *stat = READ_ONCE(grp->stat);
+	struct iostream_cpu_stat __percpu *pstat = NULL;
+	struct iostream_count sum[IOSTREAM_CHUNK];
+	struct blkcg_gq *parent = pd->blkg->parent;
+	unsigned int first, nr = 0;
+	struct iostream_grp *pgrp;
+	u64 fallback;
 
-	for (i = 0; i < grp->nr_stat; i++) {
-		u64 bytes = 0, ios = 0;
+	pgrp = parent ? blkg_to_iostream(parent) : NULL;
+	if (stat && pgrp)
+		pstat = iostream_stat_get(pgrp, parent->q);
+	if (pstat)
+		nr = iostream_stat_nr(stat);
 
-		for_each_possible_cpu(cpu) {
-			bytes += per_cpu_ptr(grp->stat, cpu)[i].bytes;
-			ios += per_cpu_ptr(grp->stat, cpu)[i].ios;
-		}
-		if (ios)
-			seq_printf(s, " stream%u.wbytes=%llu stream%u.wios=%llu",
-				   i, bytes, i, ios);
+	write_seqlock(&iostream_fold_lock);
+	for (first = 0; first < nr; first += IOSTREAM_CHUNK) {
+		memset(sum, 0, sizeof(sum));
+		fallback = 0;
+		iostream_stat_sum(stat, first, IOSTREAM_CHUNK, sum,
+				  first ? NULL : &fallback);
+		iostream_stat_fold(pstat, first, sum, fallback);
 	}
-	if (grp->fallback) {
-		for_each_possible_cpu(cpu)
-			fallback += *per_cpu_ptr(grp->fallback, cpu);
-		if (fallback)
-			seq_printf(s, " stream.fallback=%llu", fallback);
+	WRITE_ONCE(grp->folded, true);
+	write_sequnlock(&iostream_fold_lock);
+}
+
+/*
+ * Add the counts of streams @first to @first + IOSTREAM_CHUNK - 1 of
+ * @blkg and of its online descendants on @blkg's disk to @sum, and their
+ * fallbacks to @fallback if not NULL.  Return the entries of the largest
+ * counters met, 0 if none.
+ */
+static unsigned int iostream_subtree_sum(struct blkcg_gq *blkg,
+					 unsigned int first,
+					 struct iostream_count *sum,
+					 u64 *fallback)
+{
+	struct iostream_cpu_stat __percpu *stat;
+	struct cgroup_subsys_state *pos;
+	struct iostream_grp *grp;
+	struct blkcg_gq *d;
+	unsigned int nr = 0;
+
+	rcu_read_lock();
+	css_for_each_descendant_pre(pos, &blkg->blkcg->css) {
+		d = pos == &blkg->blkcg->css ? blkg :
+			blkg_lookup(css_to_blkcg(pos), blkg->q);
+		grp = d ? blkg_to_iostream(d) : NULL;
+		stat = grp ? READ_ONCE(grp->stat) : NULL;
+		if (!stat || READ_ONCE(grp->folded))
+			continue;
+		nr = max(nr, iostream_stat_nr(stat));
+		iostream_stat_sum(stat, first, IOSTREAM_CHUNK, sum, fallback);
 	}
+	rcu_read_unlock();
+	return nr;
+}
+
+/*
+ * io.stat's per-stream keys: what the cgroup and its descendants wrote on
+ * the disk, summed here, IOSTREAM_CHUNK streams at a time, over their
+ * blkgs and CPUs.  Under the cgroup's blkcg->lock, which nests inside the
+ * disk's queue_lock, so the walk of the subtree is under RCU only; a walk
+ * that met the folding of a removed cgroup's counts into its parent's
+ * starts over.  Costs O(descendants x streams x CPUs) per read, for
+ * descendants that wrote to a disk with streams; the writes pay nothing
+ * for the sums.
+ */
+static void iostream_pd_stat(struct blkg_policy_data *pd, struct seq_file *s)
+{
+	struct iostream_count sum[IOSTREAM_CHUNK];
+	unsigned int first, i, nr, seq;
+	u64 fallback = 0, fb;
+
+	for (first = 0; first < IOSTREAM_BITS; first += IOSTREAM_CHUNK) {
+		do {
+			seq = read_seqbegin(&iostream_fold_lock);
+			memset(sum, 0, sizeof(sum));
+			fb = 0;
+			nr = iostream_subtree_sum(pd->blkg, first, sum,
+						  first ? NULL : &fb);
+		} while (read_seqretry(&iostream_fold_lock, seq));
+		if (!first)
+			fallback = fb;
+		for (i = 0; i < IOSTREAM_CHUNK && first + i < nr; i++)
+			if (sum[i].ios)
+				seq_printf(s, " stream%u.wbytes=%llu stream%u.wios=%llu",
+					   first + i, sum[i].bytes, first + i,
+					   sum[i].ios);
+		if (first + IOSTREAM_CHUNK >= nr)
+			break;
+	}
+	if (fallback)
+		seq_printf(s, " stream.fallback=%llu", fallback);
 }
 
 /* A setting, or an effective set on a disk with @max streams. */
@@ -1033,6 +1350,7 @@ static int iostream_new_setting(const char *buf, unsigned int max,
  */
 static ssize_t iostream_write_disk(struct blkcg *blkcg, char *buf)
 {
+	struct iostream_pool pool = { };
 	struct iostream_mask *m = NULL;
 	struct request_queue *q;
 	struct blkg_conf_ctx ctx;
@@ -1048,6 +1366,8 @@ static ssize_t iostream_write_disk(struct blkcg *blkcg, char *buf)
 	ret = iostream_new_setting(ctx.body, max, &m);
 	if (!ret && !max && m)
 		ret = -EINVAL;
+	if (!ret)
+		ret = iostream_prepare(blkcg, q, &pool);
 	if (ret)
 		goto close_bdev;
 	/*
@@ -1055,8 +1375,10 @@ static ssize_t iostream_write_disk(struct blkcg *blkcg, char *buf)
 	 * that failed has no io.stream (-EOPNOTSUPP).
 	 */
 	ret = blkg_conf_prep(blkcg, &blkcg_policy_iostream, &ctx);
-	if (ret)
+	if (ret) {
+		iostream_pool_free(&pool);
 		goto close_bdev;
+	}
 	iostream_set(&blkg_to_iostream(ctx.blkg)->set, m, &iostream_nr_pins);
 	m = NULL;
 	blkg_conf_unprep(&ctx);
@@ -1065,8 +1387,28 @@ close_bdev:
 	kfree(m);
 	/* Outside the queue's rq_qos_mutex: @q is only compared. */
 	if (!ret)
-		ret = iostream_update(blkcg, q);
+		iostream_update(blkcg, q, &pool);
 	return ret;
+}
+
+/*
+ * Replace @blkcg's default with @m (NULL for none) and recompute its
+ * subtree, counting the setting in @pins.  On failure nothing changed
+ * and @m is freed.
+ */
+static int iostream_change_dfl(struct blkcg *blkcg, struct iostream_mask *m,
+			       atomic_t *pins)
+{
+	struct iostream_pool pool = { };
+	int ret = iostream_prepare(blkcg, NULL, &pool);
+
+	if (ret) {
+		kfree(m);
+		return ret;
+	}
+	iostream_set(&blkcg_to_iostream(blkcg)->dfl, m, pins);
+	iostream_update(blkcg, NULL, &pool);
+	return 0;
 }
 
 static ssize_t iostream_write(struct kernfs_open_file *of, char *buf,
@@ -1086,11 +1428,8 @@ static ssize_t iostream_write(struct kernfs_open_file *of, char *buf,
 		    *skip_spaces(p + 7))
 			p += 7;
 		ret = iostream_new_setting(p, IOSTREAM_MAX, &m);
-		if (!ret) {
-			iostream_set(&blkcg_to_iostream(blkcg)->dfl, m,
-				     &iostream_nr_pins);
-			ret = iostream_update(blkcg, NULL);
-		}
+		if (!ret)
+			ret = iostream_change_dfl(blkcg, m, &iostream_nr_pins);
 	}
 	iostream_sync_key();
 	return ret ?: nbytes;
@@ -1117,6 +1456,7 @@ static struct blkcg_policy blkcg_policy_iostream = {
 	.cpd_free_fn	= iostream_cpd_free,
 	.pd_alloc_fn	= iostream_pd_alloc,
 	.pd_init_fn	= iostream_pd_init,
+	.pd_offline_fn	= iostream_pd_offline,
 	.pd_free_fn	= iostream_pd_free,
 	.pd_stat_fn	= iostream_pd_stat,
 };

@@ -97,6 +97,7 @@ struct job {
 	size_t size;
 	int stream;		/* io_uring write_stream, or -1: pwrite */
 	const char *file;	/* buffered write to this file instead */
+	const char *dev;	/* direct write to this disk instead */
 	bool fsync;
 	size_t chunk;		/* bytes per write, 1 MiB if 0 */
 };
@@ -125,7 +126,7 @@ static int job_fn(void *arg)
 	if (j->file)
 		fd = open(j->file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	else
-		fd = open(disk.path, O_WRONLY | O_DIRECT);
+		fd = open(j->dev ?: disk.path, O_WRONLY | O_DIRECT);
 	if (fd < 0)
 		return 2;
 	if (j->stream >= 0 && fdp_ring_init(&r))
@@ -338,6 +339,70 @@ static void test_stat_root(void)
 		ksft_test_result_pass("%s\n", name);
 	set_stream(cg, devnum, "default");
 	cg_destroy(cg);
+}
+
+/*
+ * io.stat's per-stream keys are hierarchical, as its other keys: a parent
+ * shows what its child wrote on each stream, and keeps it when the child
+ * is removed.  A disk without streams shows no per-stream key, though the
+ * subtree wrote to it while writes were counted.
+ */
+static void test_stat_tree(void)
+{
+	static const char no_keys[] = "io_stat_no_stream_keys_without_streams";
+	struct job j = { .off = next_region(), .size = DIO_SIZE, .stream = -1 };
+	struct job pj = { .off = 0, .size = MiB, .stream = -1 };
+	char parent[600], child[600], path[128], stat[4096], *line;
+	long long bytes;
+	size_t n;
+	int ret;
+
+	cg_create(parent, sizeof(parent), top, "stat_tree");
+	cg_enable_controllers(parent, "+io +memory");
+	cg_create(child, sizeof(child), parent, "child");
+	set_stream(parent, devnum, "4");
+	ret = cg_run(child, job_fn, &j);
+	bytes = stat_stream_bytes(parent, 4);
+	if (ret || bytes != DIO_SIZE)
+		ksft_print_msg("writer %d, parent's stream4.wbytes=%lld, want %d\n",
+			       ret, bytes, DIO_SIZE);
+	ksft_test_result(!ret && bytes == DIO_SIZE,
+			 "io_stat_parent_counts_child_streams\n");
+
+	cg_destroy(child);
+	bytes = stat_stream_bytes(parent, 4);
+	if (bytes != DIO_SIZE)
+		ksft_print_msg("parent's stream4.wbytes=%lld after rmdir, want %d\n",
+			       bytes, DIO_SIZE);
+	ksft_test_result(bytes == DIO_SIZE,
+			 "io_stat_parent_keeps_removed_child_streams\n");
+
+	if (!plain[0]) {
+		ksft_test_result_skip("%s: no FDP_TEST_PLAIN_DEV\n", no_keys);
+		goto out;
+	}
+	/* The parent's pin keeps the counting on; it may hold no task. */
+	snprintf(path, sizeof(path), "/dev/%s", plain);
+	pj.dev = path;
+	cg_create(child, sizeof(child), parent, "plain");
+	ret = cg_run(child, job_fn, &pj);
+	line = NULL;
+	if (!ret && !cg_read(parent, "io.stat", stat, sizeof(stat))) {
+		n = strlen(plain_devnum);
+		for (line = stat; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+			if (!strncmp(line, plain_devnum, n) && line[n] == ' ')
+				break;
+		if (line && strchr(line, '\n'))
+			*strchr(line, '\n') = '\0';
+	}
+	if (!line || !strstr(line, "wbytes=") || strstr(line, "stream"))
+		ksft_print_msg("writer %d, io.stat line: %s\n", ret, line ?: "none");
+	ksft_test_result(line && strstr(line, "wbytes=") && !strstr(line, "stream"),
+			 "%s\n", no_keys);
+	cg_destroy(child);
+out:
+	set_stream(parent, devnum, "default");
+	cg_destroy(parent);
 }
 
 #define TRACING "/sys/kernel/tracing"
@@ -880,6 +945,7 @@ static void test_bad_input(void)
 struct deleg {
 	char t[600], a[700], b[700], c[800], other[600];
 	int fd_direct;
+	int fd_plain;
 	off_t off;
 };
 
@@ -965,43 +1031,89 @@ static int tenant_write(int fd, off_t off, int stream)
 }
 
 /*
- * An NVMe passthrough write of 64 KiB at @off through the disk's node,
- * with a placement directive for handle 0: a tenant whose cgroup
- * io.stream confines must be refused with EACCES, since the command would
- * bypass the decision.  1 after saying why otherwise.
+ * An NVMe passthrough command @opcode, Write (01h) or Write Zeroes (08h),
+ * of 64 KiB at @off through @fd, a descriptor of an NVMe disk's node,
+ * with a placement directive for @handle (none for -1).  0 when the
+ * device took it, -errno when the kernel refused it, else the NVMe
+ * status.
  */
-static int tenant_passthru(int fd, off_t off)
+static int passthru(int fd, int opcode, off_t off, int handle)
 {
 	struct nvme_passthru_cmd64 cmd = { };
 	size_t len = 64 * 1024;
-	void *buf;
+	void *buf = NULL;
 	int nsid, ret;
 
 	nsid = ioctl(fd, NVME_IOCTL_ID);
-	if (nsid <= 0 || posix_memalign(&buf, 4096, len)) {
-		ksft_print_msg("tenant: NVME_IOCTL_ID: %s\n", strerror(errno));
-		return 1;
+	if (nsid <= 0) {
+		ksft_print_msg("NVME_IOCTL_ID: %s\n", strerror(errno));
+		return -EINVAL;
 	}
-	fill(buf, len, 7);
-	cmd.opcode = 0x01;			/* Write */
+	cmd.opcode = opcode;
 	cmd.nsid = nsid;
-	cmd.addr = (uintptr_t)buf;
-	cmd.data_len = len;
+	if (opcode == 0x01) {
+		if (posix_memalign(&buf, 4096, len))
+			return -ENOMEM;
+		fill(buf, len, 7);
+		cmd.addr = (uintptr_t)buf;
+		cmd.data_len = len;
+	}
 	cmd.cdw10 = (off / disk.lba_size) & 0xffffffff;
 	cmd.cdw11 = (uint64_t)(off / disk.lba_size) >> 32;
 	/* NLB, 0-based; DTYPE 2, data placement, in bits 23:20 */
-	cmd.cdw12 = (len / disk.lba_size - 1) | (2 << 20);
-	cmd.cdw13 = 0 << 16;			/* DSPEC: placement handle 0 */
+	cmd.cdw12 = len / disk.lba_size - 1;
+	if (handle >= 0) {
+		cmd.cdw12 |= 2 << 20;
+		cmd.cdw13 = handle << 16;	/* DSPEC: placement handle */
+	}
 	ret = ioctl(fd, NVME_IOCTL_IO64_CMD, &cmd);
 	free(buf);
-	if (ret == -1 && errno == EACCES)
+	return ret == -1 ? -errno : ret;
+}
+
+static const char *passthru_name(int opcode)
+{
+	return opcode == 0x01 ? "Write" : "Write Zeroes";
+}
+
+/*
+ * A passthrough @opcode to handle 0 through the disk's node: a tenant
+ * whose cgroup io.stream confines must be refused with EACCES, since the
+ * command would bypass the decision; Write Zeroes changes the blocks
+ * (and takes the handle's reclaim unit) as Write does.  1 after saying
+ * why otherwise.
+ */
+static int tenant_passthru(int fd, int opcode, off_t off)
+{
+	int ret = passthru(fd, opcode, off, 0);
+
+	if (ret == -EACCES)
 		return 0;
 	if (ret > 0)
-		ksft_print_msg("tenant: passthrough write: NVMe status %#x, want EACCES\n",
-			       ret);
+		ksft_print_msg("tenant: passthrough %s: NVMe status %#x, want EACCES\n",
+			       passthru_name(opcode), ret);
 	else
-		ksft_print_msg("tenant: passthrough write to handle 0: %s, want EACCES\n",
-			       ret ? strerror(errno) : "written");
+		ksft_print_msg("tenant: passthrough %s to handle 0: %s, want EACCES\n",
+			       passthru_name(opcode), ret ? strerror(-ret) : "written");
+	return 1;
+}
+
+/*
+ * On the disk without streams there is nothing to place: io.stream does
+ * not confine there, and the tenant keeps passthrough, by its default
+ * too.  1 after saying why otherwise.
+ */
+static int tenant_passthru_plain(int fd)
+{
+	int ret;
+
+	if (fd < 0)
+		return 0;
+	ret = passthru(fd, 0x08, 0, -1);
+	if (!ret)
+		return 0;
+	ksft_print_msg("tenant: passthrough Write Zeroes to %s: %s\n", plain,
+		       ret > 0 ? "NVMe error" : strerror(-ret));
 	return 1;
 }
 
@@ -1037,6 +1149,8 @@ enum deleg_step {
 	STEP_APP_STREAM,
 	STEP_RW_HINT,
 	STEP_PASSTHRU,
+	STEP_PASSTHRU_ZEROES,
+	STEP_PASSTHRU_PLAIN,
 	STEP_BUFFERED,
 	STEP_BUFFERED_SYNC,
 	STEP_VIEW,
@@ -1057,6 +1171,8 @@ static const char * const deleg_step_name[STEP_NR] = {
 	[STEP_APP_STREAM]	= "tenant_io_uring_stream_1",
 	[STEP_RW_HINT]		= "tenant_sets_raw_disk_hint_5",
 	[STEP_PASSTHRU]		= "tenant_nvme_passthrough_handle_0_refused",
+	[STEP_PASSTHRU_ZEROES]	= "tenant_nvme_passthrough_write_zeroes_refused",
+	[STEP_PASSTHRU_PLAIN]	= "tenant_nvme_passthrough_plain_disk_allowed",
 	[STEP_BUFFERED]		= "tenant_buffered_raw_disk_fdatasync",
 };
 
@@ -1133,7 +1249,13 @@ static int deleg_tenant(void *arg)
 		stream = 1;
 		break;
 	case STEP_PASSTHRU:
-		err = tenant_passthru(fd, d->off);
+		err = tenant_passthru(fd, 0x01, d->off);
+		break;
+	case STEP_PASSTHRU_ZEROES:
+		err = tenant_passthru(fd, 0x08, d->off);
+		break;
+	case STEP_PASSTHRU_PLAIN:
+		err = tenant_passthru_plain(d->fd_plain);
 		break;
 	case STEP_BUFFERED:
 		return tenant_buffered(fd, d->off) ? 107 : 0;
@@ -1342,9 +1464,10 @@ static void deleg_round(const char *round, const char *allowed, bool by_default,
 		STEP_INHERIT, STEP_PIN_OUTSIDE, STEP_PIN_INSIDE, STEP_SET_WIDER,
 		STEP_DEFAULT_LINE, STEP_ZERO, STEP_REMOVE_LINES, STEP_NESTED,
 		STEP_MOVE_OUT, STEP_PARENT_FILES, STEP_APP_STREAM, STEP_RW_HINT,
-		STEP_PASSTHRU, STEP_BUFFERED,
+		STEP_PASSTHRU, STEP_PASSTHRU_ZEROES, STEP_PASSTHRU_PLAIN,
+		STEP_BUFFERED,
 	};
-	struct deleg d = { .fd_direct = -1 };
+	struct deleg d = { .fd_direct = -1, .fd_plain = -1 };
 	struct deleg_job setup = { .d = &d, .step = STEP_SETUP };
 	struct deleg_job view = { .d = &d, .step = STEP_VIEW };
 	char eff[64], eff_c[64];
@@ -1358,6 +1481,12 @@ static void deleg_round(const char *round, const char *allowed, bool by_default,
 	snprintf(d.c, sizeof(d.c), "%s/c", d.b);
 	set_stream(d.other, devnum, "1");
 	d.fd_direct = open(disk.path, O_WRONLY | O_DIRECT);
+	if (plain[0]) {
+		char path[128];
+
+		snprintf(path, sizeof(path), "/dev/%s", plain);
+		d.fd_plain = open(path, O_WRONLY);
+	}
 	if (set_stream(d.t, by_default ? NULL : devnum, allowed) || d.fd_direct < 0 ||
 	    chown_cg(d.t, NULL) || chown_cg(d.t, "cgroup.procs") ||
 	    chown_cg(d.t, "cgroup.subtree_control") || chown_cg(d.t, "cgroup.threads")) {
@@ -1411,6 +1540,8 @@ static void deleg_round(const char *round, const char *allowed, bool by_default,
 out:
 	if (d.fd_direct >= 0)
 		close(d.fd_direct);
+	if (d.fd_plain >= 0)
+		close(d.fd_plain);
 	cg_destroy(d.c);
 	cg_destroy(d.b);
 	cg_destroy(d.a);
@@ -1421,7 +1552,70 @@ out:
 	cg_destroy(d.other);
 }
 
-#define DELEG_TESTS	(3 * (1 + 14))
+#define DELEG_TESTS	(3 * (1 + 16) + 1)
+
+/*
+ * A task that io.stream does not confine keeps NVMe passthrough, Write
+ * Zeroes and Write with a placement directive included, though it has no
+ * CAP_SYS_ADMIN: its writes land on the handle it named.
+ */
+static void test_passthru_unconfined(void)
+{
+	struct deleg d = { .fd_direct = -1, .fd_plain = -1 };
+	struct fdp_snapshot a, b;
+	struct fdp_usage u;
+	char why[512];
+	pid_t pid;
+	int status = -1;
+
+	cg_create(d.t, sizeof(d.t), top, "passthru_free");
+	d.off = next_region();
+	d.fd_direct = open(disk.path, O_WRONLY | O_DIRECT);
+	if (d.fd_direct < 0 || !snap(&a)) {
+		ksft_test_result_fail("unconfined_nvme_passthrough_allowed: %s\n",
+				      strerror(errno));
+		goto out;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		int r;
+
+		if (cg_enter(d.t) || drop_privileges())
+			_exit(100);
+		r = passthru(d.fd_direct, 0x08, d.off, 5);
+		if (r) {
+			ksft_print_msg("unconfined Write Zeroes: %s\n",
+				       r > 0 ? "NVMe error" : strerror(-r));
+			_exit(101);
+		}
+		r = passthru(d.fd_direct, 0x01, d.off + 64 * 1024, 5);
+		if (r) {
+			ksft_print_msg("unconfined Write: %s\n",
+				       r > 0 ? "NVMe error" : strerror(-r));
+			_exit(102);
+		}
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) || !snap(&b) || consumed(&a, &b, &u)) {
+		ksft_test_result_fail("unconfined_nvme_passthrough_allowed: status %#x\n",
+				      status);
+		goto out;
+	}
+	/* The Write's 64 KiB at least, on handle 5 only. */
+	if (!fdp_usage_is(&u, 5, 64 * 1024 / disk.lba_size, why, sizeof(why)) &&
+	    !fdp_usage_is(&u, 5, 2 * 64 * 1024 / disk.lba_size, why, sizeof(why))) {
+		fdp_usage_print(&disk, &u);
+		ksft_test_result_fail("unconfined_nvme_passthrough_allowed: %s\n", why);
+		goto out;
+	}
+	ksft_test_result_pass("unconfined_nvme_passthrough_allowed\n");
+out:
+	if (d.fd_direct >= 0)
+		close(d.fd_direct);
+	cg_destroy(d.t);
+}
 
 static void test_delegation(void)
 {
@@ -1438,6 +1632,7 @@ static void test_delegation(void)
 	 * writes, not by a write of io.stream.
 	 */
 	deleg_round("default_3-4", "3-4", true, 3, 4, 4, 4);
+	test_passthru_unconfined();
 }
 
 int main(void)
@@ -1465,10 +1660,11 @@ int main(void)
 	ksft_print_msg("FDP disk %s (%s), disk without streams %s (%s)\n", disk.name,
 		       devnum, plain[0] ? plain : "none", plain_devnum);
 
-	ksft_set_plan(16 + 7 + 23 + DELEG_TESTS);
+	ksft_set_plan(16 + 7 + 3 + 23 + DELEG_TESTS);
 	test_direct();
 	test_stat();
 	test_stat_root();
+	test_stat_tree();
 	test_concurrent();
 	test_tracepoint();
 	test_fs();
