@@ -45,9 +45,18 @@
  * others nothing but the recomputation of its own subtree.
  *
  * The policy is active on every disk so that each (cgroup, disk) pair has
- * a place for its setting and for the bytes and I/Os it wrote per stream,
- * shown in io.stat.  Nothing runs on the I/O path while no cgroup has a
- * setting.
+ * a place for its setting.  Nothing runs on the I/O path while no cgroup
+ * has a setting.
+ *
+ * io.stat shows, per disk, the bytes and writes per stream of the cgroup
+ * and its descendants.  The per-CPU counters are allocated at the first
+ * counted write of a cgroup to a disk with streams, in the submitter's
+ * context, without sleeping; where that fails, the write is not counted
+ * and a write a second later tries again: counters never fail a bio nor
+ * a blkg.  So a disk without streams, and a cgroup that never wrote to a
+ * disk, costs the policy data and its effective set and nothing per CPU.
+ * Counts are summed over the cgroup's subtree when io.stat is read; those
+ * of a cgroup that goes away are added to its parent's.
  */
 
 #include <linux/blkdev.h>
@@ -55,7 +64,10 @@
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
+#include <linux/seqlock.h>
+#include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
+#include <kunit/static_stub.h>
 
 #include "blk-cgroup.h"
 #include "blk-iostream.h"
@@ -102,6 +114,31 @@ struct iostream_blkcg {
  * @ios: write bios
  */
 struct iostream_stat {
+	u64_stats_t bytes;
+	u64_stats_t ios;
+};
+
+/**
+ * struct iostream_cpu_stat - what a cgroup wrote to one disk, on one CPU
+ * @syncp: lets 32-bit machines read the counters whole
+ * @nr: entries in @stream: the disk's streams when the counters were
+ *	allocated, plus stream 0
+ * @fallback: writes whose stream the disk no longer had
+ * @stream: bytes and write bios per stream
+ */
+struct iostream_cpu_stat {
+	struct u64_stats_sync syncp;
+	unsigned int nr;
+	u64_stats_t fallback;
+	struct iostream_stat stream[] __counted_by(nr);
+};
+
+/**
+ * struct iostream_count - a sum of per-CPU counters of one stream
+ * @bytes: bytes written
+ * @ios: write bios
+ */
+struct iostream_count {
 	u64 bytes;
 	u64 ios;
 };
@@ -115,10 +152,12 @@ struct iostream_stat {
  *	disk's queue_lock, read under rcu_read_lock()
  * @init: the first effective set, allocated with the blkg and published
  *	by iostream_pd_init()
- * @nr_stat: entries in @stat: the disk's streams when this was allocated,
- *	plus stream 0
- * @stat: per-CPU bytes and I/Os per stream
- * @fallback: per-CPU count of writes whose stream the disk no longer had
+ * @stat: the counters, NULL until the first counted write to a disk with
+ *	streams; set once, freed with @pd
+ * @stat_failed: jiffies (never 0) when allocating @stat last failed, 0 if
+ *	it did not
+ * @folded: the blkg went offline and its counts were added to its
+ *	parent's; under iostream_fold_lock
  */
 struct iostream_grp {
 	struct blkg_policy_data pd;
@@ -126,9 +165,9 @@ struct iostream_grp {
 	struct iostream_mask __rcu *set;
 	struct iostream_mask __rcu *eff;
 	struct iostream_mask *init;
-	unsigned int nr_stat;
-	struct iostream_stat __percpu *stat;
-	u64 __percpu *fallback;
+	struct iostream_cpu_stat __percpu *stat;
+	unsigned long stat_failed;
+	bool folded;
 };
 
 /*
@@ -153,6 +192,12 @@ atomic_t iostream_nr_pins = ATOMIC_INIT(0);
 static DEFINE_MUTEX(iostream_key_mutex);
 static bool iostream_key_held;
 static bool iostream_registered;
+
+/*
+ * Taken for writing when an offline blkg's counts move to its parent, so
+ * that a reader summing a subtree counts them once, not twice nor never.
+ */
+static DEFINE_SEQLOCK(iostream_fold_lock);
 
 static void iostream_update_key(void)
 {
@@ -726,6 +771,63 @@ bool blkcg_iostream_confined(struct gendisk *disk)
 }
 EXPORT_SYMBOL_GPL(blkcg_iostream_confined);
 
+/*
+ * Per-CPU counters for streams 0 to @nr - 1.  Allocated without sleeping,
+ * in any context but NMI: the first counted write of a cgroup to a disk
+ * asks for them as it is submitted.
+ */
+static struct iostream_cpu_stat __percpu *iostream_stat_alloc(unsigned int nr)
+{
+	struct iostream_cpu_stat __percpu *stat;
+	int cpu;
+
+	KUNIT_STATIC_STUB_REDIRECT(iostream_stat_alloc, nr);
+
+	stat = __alloc_percpu_gfp(struct_size_t(struct iostream_cpu_stat,
+						stream, nr),
+				  __alignof__(struct iostream_cpu_stat),
+				  GFP_NOWAIT | __GFP_NOWARN);
+	if (!stat)
+		return NULL;
+	for_each_possible_cpu(cpu) {
+		struct iostream_cpu_stat *c = per_cpu_ptr(stat, cpu);
+
+		u64_stats_init(&c->syncp);
+		c->nr = nr;
+	}
+	return stat;
+}
+
+/*
+ * @grp's counters on @q's disk, allocated if @grp has none yet and the
+ * disk has streams.  After a failed allocation, none is tried for a
+ * second: the writes meanwhile are not counted.
+ */
+static struct iostream_cpu_stat __percpu *
+iostream_stat_get(struct iostream_grp *grp, struct request_queue *q)
+{
+	struct iostream_cpu_stat __percpu *stat = READ_ONCE(grp->stat);
+	unsigned int max = q->limits.max_write_streams;
+	unsigned long failed;
+
+	if (likely(stat) || !max)
+		return stat;
+	failed = READ_ONCE(grp->stat_failed);
+	if (failed && time_in_range(jiffies, failed, failed + HZ))
+		return NULL;
+	stat = iostream_stat_alloc(min(max, IOSTREAM_MAX) + 1);
+	if (!stat) {
+		WRITE_ONCE(grp->stat_failed, jiffies ?: 1);
+		return NULL;
+	}
+	/* Another CPU may have been first. */
+	if (cmpxchg(&grp->stat, NULL, stat)) {
+		free_percpu(stat);
+		stat = READ_ONCE(grp->stat);
+	}
+	return stat;
+}
+
 /**
  * blkcg_account_write_stream - count a decided write for its cgroup
  * @bio: a write bio with its final bi_write_stream
@@ -733,20 +835,71 @@ EXPORT_SYMBOL_GPL(blkcg_iostream_confined);
  */
 void blkcg_account_write_stream(struct bio *bio, bool fallback)
 {
-	struct iostream_grp *grp;
+	struct iostream_cpu_stat __percpu *stat;
 	unsigned int s = bio->bi_write_stream;
+	struct iostream_cpu_stat *c;
+	struct iostream_grp *grp;
+	unsigned long flags;
 
 	if (!bio->bi_blkg)
 		return;
 	grp = blkg_to_iostream(bio->bi_blkg);
-	if (!grp || !grp->stat)
+	if (!grp)
 		return;
-	if (s < grp->nr_stat) {
-		this_cpu_add(grp->stat[s].bytes, bio->bi_iter.bi_size);
-		this_cpu_inc(grp->stat[s].ios);
+	stat = iostream_stat_get(grp, bio->bi_blkg->q);
+	if (!stat)
+		return;
+	c = get_cpu_ptr(stat);
+	flags = u64_stats_update_begin_irqsave(&c->syncp);
+	if (s < c->nr) {
+		u64_stats_add(&c->stream[s].bytes, bio->bi_iter.bi_size);
+		u64_stats_inc(&c->stream[s].ios);
 	}
 	if (fallback)
-		this_cpu_inc(*grp->fallback);
+		u64_stats_inc(&c->fallback);
+	u64_stats_update_end_irqrestore(&c->syncp, flags);
+	put_cpu_ptr(stat);
+}
+
+/* Entries of @stat's counters; the same on every CPU. */
+static unsigned int iostream_stat_nr(struct iostream_cpu_stat __percpu *stat)
+{
+	return raw_cpu_ptr(stat)->nr;
+}
+
+/*
+ * Add @stat's counts of streams @first to @first + @n - 1 to @sum, and
+ * its fallbacks to @fallback if not NULL.
+ */
+static void iostream_stat_sum(struct iostream_cpu_stat __percpu *stat,
+			      unsigned int first, unsigned int n,
+			      struct iostream_count *sum, u64 *fallback)
+{
+	unsigned int i, end, seq;
+	u64 bytes, ios, fb;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct iostream_cpu_stat *c = per_cpu_ptr(stat, cpu);
+
+		end = min(first + n, c->nr);
+		for (i = first; i < end; i++) {
+			do {
+				seq = u64_stats_fetch_begin(&c->syncp);
+				bytes = u64_stats_read(&c->stream[i].bytes);
+				ios = u64_stats_read(&c->stream[i].ios);
+			} while (u64_stats_fetch_retry(&c->syncp, seq));
+			sum[i - first].bytes += bytes;
+			sum[i - first].ios += ios;
+		}
+		if (!fallback)
+			continue;
+		do {
+			seq = u64_stats_fetch_begin(&c->syncp);
+			fb = u64_stats_read(&c->fallback);
+		} while (u64_stats_fetch_retry(&c->syncp, seq));
+		*fallback += fb;
+	}
 }
 
 static struct blkcg_policy_data *iostream_cpd_alloc(gfp_t gfp)
@@ -771,7 +924,6 @@ static void iostream_cpd_free(struct blkcg_policy_data *cpd)
 static struct blkg_policy_data *iostream_pd_alloc(struct gendisk *disk,
 						  struct blkcg *blkcg, gfp_t gfp)
 {
-	unsigned int nr = disk->queue->limits.max_write_streams + 1;
 	struct iostream_grp *grp;
 
 	grp = kzalloc_node(sizeof(*grp), gfp, disk->node_id);
@@ -779,25 +931,13 @@ static struct blkg_policy_data *iostream_pd_alloc(struct gendisk *disk,
 		return NULL;
 	/* Until iostream_pd_init(): what no setting gives. */
 	RCU_INIT_POINTER(grp->eff, &iostream_any);
+	/* The counters come with the first counted write. */
 	grp->init = kmalloc_obj(*grp->init, gfp);
-	if (!grp->init)
-		goto fail;
-	/* Disks without streams only count fallbacks: nothing to place. */
-	if (nr > 1) {
-		grp->stat = __alloc_percpu_gfp(nr * sizeof(*grp->stat),
-					       __alignof__(*grp->stat), gfp);
-		grp->fallback = alloc_percpu_gfp(u64, gfp);
-		if (!grp->stat || !grp->fallback)
-			goto fail;
-		grp->nr_stat = nr;
+	if (!grp->init) {
+		kfree(grp);
+		return NULL;
 	}
 	return &grp->pd;
-fail:
-	free_percpu(grp->stat);
-	free_percpu(grp->fallback);
-	kfree(grp->init);
-	kfree(grp);
-	return NULL;
 }
 
 static void iostream_grp_free_rcu(struct rcu_head *rcu)
@@ -810,7 +950,6 @@ static void iostream_grp_free_rcu(struct rcu_head *rcu)
 	kfree(rcu_dereference_protected(grp->set, true));
 	kfree(grp->init);
 	free_percpu(grp->stat);
-	free_percpu(grp->fallback);
 	kfree(grp);
 }
 
@@ -828,30 +967,138 @@ static void iostream_pd_free(struct blkg_policy_data *pd)
 	call_rcu(&grp->rcu, iostream_grp_free_rcu);
 }
 
-static void iostream_pd_stat(struct blkg_policy_data *pd, struct seq_file *s)
+/* Streams whose sums io.stat and the folding of counts hold at a time. */
+#define IOSTREAM_CHUNK	16
+
+/*
+ * Add @sum, counts of streams @first and on, to this CPU's counters of
+ * @stat, with interrupts off: u64_stats_add() takes an unsigned long.
+ */
+static void iostream_stat_fold(struct iostream_cpu_stat __percpu *stat,
+			       unsigned int first,
+			       const struct iostream_count *sum, u64 fallback)
+{
+	struct iostream_cpu_stat *c = this_cpu_ptr(stat);
+	unsigned int i, end = min(first + IOSTREAM_CHUNK, c->nr);
+
+	lockdep_assert_irqs_disabled();
+	u64_stats_update_begin(&c->syncp);
+	for (i = first; i < end; i++) {
+		u64_stats_set(&c->stream[i].bytes,
+			      u64_stats_read(&c->stream[i].bytes) +
+			      sum[i - first].bytes);
+		u64_stats_set(&c->stream[i].ios,
+			      u64_stats_read(&c->stream[i].ios) +
+			      sum[i - first].ios);
+	}
+	u64_stats_set(&c->fallback, u64_stats_read(&c->fallback) + fallback);
+	u64_stats_update_end(&c->syncp);
+}
+
+/*
+ * A blkg goes offline with its cgroup or its disk: add what it wrote to
+ * its parent's counts, as io.stat's other keys keep what a removed cgroup
+ * did in its parent's.  Under the disk's queue_lock, children before
+ * their parents; a parent without counters yet gets them here if it can.
+ * Writes counted on the blkg after this are lost.
+ */
+static void iostream_pd_offline(struct blkg_policy_data *pd)
 {
 	struct iostream_grp *grp = container_of(pd, struct iostream_grp, pd);
-	u64 fallback = 0;
-	unsigned int i;
-	int cpu;
+	struct iostream_cpu_stat __percpu *stat = READ_ONCE(grp->stat);
+	struct iostream_cpu_stat __percpu *pstat = NULL;
+	struct iostream_count sum[IOSTREAM_CHUNK];
+	struct blkcg_gq *parent = pd->blkg->parent;
+	unsigned int first, nr = 0;
+	struct iostream_grp *pgrp;
+	u64 fallback;
 
-	for (i = 0; i < grp->nr_stat; i++) {
-		u64 bytes = 0, ios = 0;
+	pgrp = parent ? blkg_to_iostream(parent) : NULL;
+	if (stat && pgrp)
+		pstat = iostream_stat_get(pgrp, parent->q);
+	if (pstat)
+		nr = iostream_stat_nr(stat);
 
-		for_each_possible_cpu(cpu) {
-			bytes += per_cpu_ptr(grp->stat, cpu)[i].bytes;
-			ios += per_cpu_ptr(grp->stat, cpu)[i].ios;
-		}
-		if (ios)
-			seq_printf(s, " stream%u.wbytes=%llu stream%u.wios=%llu",
-				   i, bytes, i, ios);
+	write_seqlock(&iostream_fold_lock);
+	for (first = 0; first < nr; first += IOSTREAM_CHUNK) {
+		memset(sum, 0, sizeof(sum));
+		fallback = 0;
+		iostream_stat_sum(stat, first, IOSTREAM_CHUNK, sum,
+				  first ? NULL : &fallback);
+		iostream_stat_fold(pstat, first, sum, fallback);
 	}
-	if (grp->fallback) {
-		for_each_possible_cpu(cpu)
-			fallback += *per_cpu_ptr(grp->fallback, cpu);
-		if (fallback)
-			seq_printf(s, " stream.fallback=%llu", fallback);
+	WRITE_ONCE(grp->folded, true);
+	write_sequnlock(&iostream_fold_lock);
+}
+
+/*
+ * Add the counts of streams @first to @first + IOSTREAM_CHUNK - 1 of
+ * @blkg and of its online descendants on @blkg's disk to @sum, and their
+ * fallbacks to @fallback if not NULL.  Return the entries of the largest
+ * counters met, 0 if none.
+ */
+static unsigned int iostream_subtree_sum(struct blkcg_gq *blkg,
+					 unsigned int first,
+					 struct iostream_count *sum,
+					 u64 *fallback)
+{
+	struct iostream_cpu_stat __percpu *stat;
+	struct cgroup_subsys_state *pos;
+	struct iostream_grp *grp;
+	struct blkcg_gq *d;
+	unsigned int nr = 0;
+
+	rcu_read_lock();
+	css_for_each_descendant_pre(pos, &blkg->blkcg->css) {
+		d = pos == &blkg->blkcg->css ? blkg :
+			blkg_lookup(css_to_blkcg(pos), blkg->q);
+		grp = d ? blkg_to_iostream(d) : NULL;
+		stat = grp ? READ_ONCE(grp->stat) : NULL;
+		if (!stat || READ_ONCE(grp->folded))
+			continue;
+		nr = max(nr, iostream_stat_nr(stat));
+		iostream_stat_sum(stat, first, IOSTREAM_CHUNK, sum, fallback);
 	}
+	rcu_read_unlock();
+	return nr;
+}
+
+/*
+ * io.stat's per-stream keys: what the cgroup and its descendants wrote on
+ * the disk, summed here, IOSTREAM_CHUNK streams at a time, over their
+ * blkgs and CPUs.  Under the cgroup's blkcg->lock, which nests inside the
+ * disk's queue_lock, so the walk of the subtree is under RCU only; a walk
+ * that met the folding of a removed cgroup's counts into its parent's
+ * starts over.  Costs O(descendants x streams x CPUs) per read, for
+ * descendants that wrote to a disk with streams; the writes pay nothing
+ * for the sums.
+ */
+static void iostream_pd_stat(struct blkg_policy_data *pd, struct seq_file *s)
+{
+	struct iostream_count sum[IOSTREAM_CHUNK];
+	unsigned int first, i, nr, seq;
+	u64 fallback = 0, fb;
+
+	for (first = 0; first < IOSTREAM_BITS; first += IOSTREAM_CHUNK) {
+		do {
+			seq = read_seqbegin(&iostream_fold_lock);
+			memset(sum, 0, sizeof(sum));
+			fb = 0;
+			nr = iostream_subtree_sum(pd->blkg, first, sum,
+						  first ? NULL : &fb);
+		} while (read_seqretry(&iostream_fold_lock, seq));
+		if (!first)
+			fallback = fb;
+		for (i = 0; i < IOSTREAM_CHUNK && first + i < nr; i++)
+			if (sum[i].ios)
+				seq_printf(s, " stream%u.wbytes=%llu stream%u.wios=%llu",
+					   first + i, sum[i].bytes, first + i,
+					   sum[i].ios);
+		if (first + IOSTREAM_CHUNK >= nr)
+			break;
+	}
+	if (fallback)
+		seq_printf(s, " stream.fallback=%llu", fallback);
 }
 
 /* A setting, or an effective set on a disk with @max streams. */
@@ -1117,6 +1364,7 @@ static struct blkcg_policy blkcg_policy_iostream = {
 	.cpd_free_fn	= iostream_cpd_free,
 	.pd_alloc_fn	= iostream_pd_alloc,
 	.pd_init_fn	= iostream_pd_init,
+	.pd_offline_fn	= iostream_pd_offline,
 	.pd_free_fn	= iostream_pd_free,
 	.pd_stat_fn	= iostream_pd_stat,
 };

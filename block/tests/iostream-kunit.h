@@ -9,6 +9,7 @@
 #ifndef _BLK_IOSTREAM_KUNIT_H
 #define _BLK_IOSTREAM_KUNIT_H
 
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
 
 /*
@@ -221,7 +222,9 @@ static void iostream_test_release(void *data)
 		kfree_rcu(rcu_dereference_protected(ch->grp[i].set, true), rcu);
 		kfree_rcu(rcu_dereference_protected(ch->isc[i].dfl, true), rcu);
 		kfree(ch->grp[i].init);
+		free_percpu(ch->grp[i].stat);
 	}
+	free_percpu(ch->root_grp.stat);
 }
 
 /* Recompute the chain's sets, as a write of io.stream at the top does. */
@@ -279,6 +282,7 @@ iostream_test_chain_n(struct kunit *test, unsigned int nr_blkgs)
 	ch->blkg[0].blkcg = &blkcg_root;
 	ch->blkg[0].q = ch->q;
 	ch->blkg[0].pd[plid] = &ch->root_grp.pd;
+	ch->root_grp.pd.blkg = &ch->blkg[0];
 	RCU_INIT_POINTER(ch->root_grp.eff, &iostream_any);
 	for (i = 0; i < 3; i++) {
 		RCU_INIT_POINTER(ch->grp[i].eff, &iostream_any);
@@ -580,6 +584,172 @@ static void iostream_test_recompute_one(struct kunit *test,
 	rcu_read_unlock();
 }
 
+/* A write of @bytes on @stream by level @level of @ch, counted. */
+static void iostream_test_write(struct iostream_test_chain *ch,
+				unsigned int level, unsigned int stream,
+				unsigned int bytes)
+{
+	struct bio bio;
+
+	iostream_test_bio(ch, &bio, level);
+	bio.bi_write_stream = stream;
+	bio.bi_iter.bi_size = bytes;
+	blkcg_account_write_stream(&bio, false);
+}
+
+/* io.stat's per-stream keys of level @i of @ch, into @out. */
+static void iostream_test_stat(struct kunit *test,
+			       struct iostream_test_chain *ch, unsigned int i,
+			       char *out, size_t len)
+{
+	struct seq_file sf = { .buf = out, .size = len };
+
+	iostream_pd_stat(&ch->grp[i].pd, &sf);
+	KUNIT_ASSERT_LT(test, sf.count, len);
+	out[sf.count] = '\0';
+}
+
+/*
+ * Counters come with a cgroup's first counted write to a disk with
+ * streams, not with its blkg, and io.stat sums them over the subtree.
+ */
+static void iostream_test_stat_lazy(struct kunit *test)
+{
+	struct iostream_test_chain *ch = iostream_test_chain(test);
+	struct iostream_test_chain *plain = iostream_test_chain(test);
+	struct gendisk *disk = kunit_kzalloc(test, sizeof(*disk), GFP_KERNEL);
+	struct blkg_policy_data *pd;
+	struct iostream_grp *grp;
+	char out[256];
+
+	KUNIT_ASSERT_NOT_NULL(test, disk);
+	disk->queue = ch->q;
+	disk->node_id = NUMA_NO_NODE;
+	pd = iostream_pd_alloc(disk, &ch->blkcg[0], GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pd);
+	grp = container_of(pd, struct iostream_grp, pd);
+	KUNIT_EXPECT_NULL(test, grp->stat);
+	iostream_pd_free(pd);
+
+	iostream_test_write(ch, 2, 3, 4096);
+	KUNIT_EXPECT_NULL(test, ch->grp[0].stat);
+	KUNIT_EXPECT_NOT_NULL(test, ch->grp[1].stat);
+	KUNIT_EXPECT_NULL(test, ch->grp[2].stat);
+	iostream_test_stat(test, ch, 0, out, sizeof(out));
+	KUNIT_EXPECT_STREQ(test, out, " stream3.wbytes=4096 stream3.wios=1");
+	iostream_test_stat(test, ch, 2, out, sizeof(out));
+	KUNIT_EXPECT_STREQ(test, out, "");
+
+	iostream_test_write(ch, 3, 3, 8192);
+	iostream_test_write(ch, 3, 0, 512);
+	iostream_test_write(ch, 1, 8, 4096);
+	iostream_test_stat(test, ch, 0, out, sizeof(out));
+	KUNIT_EXPECT_STREQ(test, out,
+			   " stream0.wbytes=512 stream0.wios=1 stream3.wbytes=12288 stream3.wios=2 stream8.wbytes=4096 stream8.wios=1");
+	iostream_test_stat(test, ch, 1, out, sizeof(out));
+	KUNIT_EXPECT_STREQ(test, out,
+			   " stream0.wbytes=512 stream0.wios=1 stream3.wbytes=12288 stream3.wios=2");
+	iostream_test_stat(test, ch, 2, out, sizeof(out));
+	KUNIT_EXPECT_STREQ(test, out,
+			   " stream0.wbytes=512 stream0.wios=1 stream3.wbytes=8192 stream3.wios=1");
+
+	/* A disk without streams gets no counters. */
+	plain->q->limits.max_write_streams = 0;
+	iostream_test_write(plain, 3, 0, 4096);
+	KUNIT_EXPECT_NULL(test, plain->grp[2].stat);
+	iostream_test_stat(test, plain, 0, out, sizeof(out));
+	KUNIT_EXPECT_STREQ(test, out, "");
+}
+
+static struct iostream_cpu_stat __percpu *iostream_test_no_stat(unsigned int nr)
+{
+	return NULL;
+}
+
+/*
+ * A failed allocation of counters loses the counts, not the blkg nor the
+ * placement, and a write a second later tries again.
+ */
+static void iostream_test_stat_alloc_fails(struct kunit *test)
+{
+	struct iostream_test_chain *ch = iostream_test_chain(test);
+	struct gendisk *disk = kunit_kzalloc(test, sizeof(*disk), GFP_KERNEL);
+	struct blkg_policy_data *pd;
+	char out[256];
+	struct bio bio;
+
+	KUNIT_ASSERT_NOT_NULL(test, disk);
+	disk->queue = ch->q;
+	disk->node_id = NUMA_NO_NODE;
+	kunit_activate_static_stub(test, iostream_stat_alloc,
+				   iostream_test_no_stat);
+	pd = iostream_pd_alloc(disk, &ch->blkcg[0], GFP_KERNEL);
+	KUNIT_EXPECT_NOT_NULL(test, pd);
+	if (pd)
+		iostream_pd_free(pd);
+
+	iostream_test_set(test, ch, 0, "3", NULL);
+	iostream_test_write(ch, 3, 3, 4096);
+	KUNIT_EXPECT_NULL(test, ch->grp[2].stat);
+	KUNIT_EXPECT_NE(test, ch->grp[2].stat_failed, 0UL);
+	iostream_test_bio(ch, &bio, 3);
+	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), 3);
+	iostream_test_stat(test, ch, 0, out, sizeof(out));
+	KUNIT_EXPECT_STREQ(test, out, "");
+
+	/* Memory is back, but the next try waits a second. */
+	kunit_deactivate_static_stub(test, iostream_stat_alloc);
+	iostream_test_write(ch, 3, 3, 4096);
+	KUNIT_EXPECT_NULL(test, ch->grp[2].stat);
+	ch->grp[2].stat_failed = jiffies - 2 * HZ ?: 1;
+	iostream_test_write(ch, 3, 3, 4096);
+	KUNIT_EXPECT_NOT_NULL(test, ch->grp[2].stat);
+	iostream_test_stat(test, ch, 0, out, sizeof(out));
+	KUNIT_EXPECT_STREQ(test, out, " stream3.wbytes=4096 stream3.wios=1");
+	iostream_test_unset(test, ch);
+}
+
+/* Level @i's blkg goes offline, as blkg_destroy() takes it. */
+static void iostream_test_offline(struct iostream_test_chain *ch,
+				  unsigned int i)
+{
+	spin_lock_irq(&ch->q->queue_lock);
+	iostream_pd_offline(&ch->grp[i].pd);
+	spin_unlock_irq(&ch->q->queue_lock);
+}
+
+/*
+ * What a removed cgroup wrote stays in its parent's io.stat, counted
+ * once, even where the parent had no counters of its own.
+ */
+static void iostream_test_stat_fold(struct kunit *test)
+{
+	struct iostream_test_chain *ch = iostream_test_chain(test);
+	static const char all[] =
+		" stream2.wbytes=12288 stream2.wios=3 stream5.wbytes=1 stream5.wios=1";
+	char out[256];
+
+	iostream_test_write(ch, 3, 2, 4096);
+	iostream_test_write(ch, 3, 2, 4096);
+	iostream_test_write(ch, 3, 5, 1);
+	iostream_test_write(ch, 2, 2, 4096);
+	iostream_test_stat(test, ch, 0, out, sizeof(out));
+	KUNIT_EXPECT_STREQ(test, out, all);
+
+	iostream_test_offline(ch, 2);
+	KUNIT_EXPECT_TRUE(test, ch->grp[2].folded);
+	iostream_test_stat(test, ch, 0, out, sizeof(out));
+	KUNIT_EXPECT_STREQ(test, out, all);
+	iostream_test_stat(test, ch, 1, out, sizeof(out));
+	KUNIT_EXPECT_STREQ(test, out, all);
+
+	KUNIT_EXPECT_NULL(test, ch->grp[0].stat);
+	iostream_test_offline(ch, 1);
+	KUNIT_EXPECT_NOT_NULL(test, ch->grp[0].stat);
+	iostream_test_stat(test, ch, 0, out, sizeof(out));
+	KUNIT_EXPECT_STREQ(test, out, all);
+}
+
 static struct kunit_case iostream_test_cases[] = {
 	KUNIT_CASE_PARAM(iostream_test_parse_value, iostream_parse_gen_params),
 	KUNIT_CASE_PARAM(iostream_test_effective, iostream_chain_gen_params),
@@ -587,6 +757,9 @@ static struct kunit_case iostream_test_cases[] = {
 	KUNIT_CASE(iostream_test_create_during_update),
 	KUNIT_CASE(iostream_test_root_charged),
 	KUNIT_CASE(iostream_test_set_counts_pins),
+	KUNIT_CASE(iostream_test_stat_lazy),
+	KUNIT_CASE(iostream_test_stat_alloc_fails),
+	KUNIT_CASE(iostream_test_stat_fold),
 	{}
 };
 

@@ -371,13 +371,14 @@ static void stream_order_test_no_streams(struct kunit *test)
 static u64 order_root_wios(struct gendisk *disk)
 {
 	struct iostream_grp *grp = blkg_to_iostream(disk->queue->root_blkg);
+	struct iostream_count sum[IOSTREAM_CHUNK] = { };
 	u64 ios = 0;
 	unsigned int i;
-	int cpu;
 
-	for (i = 0; grp && i < grp->nr_stat; i++)
-		for_each_possible_cpu(cpu)
-			ios += per_cpu_ptr(grp->stat, cpu)[i].ios;
+	if (grp && grp->stat)
+		iostream_stat_sum(grp->stat, 0, IOSTREAM_CHUNK, sum, NULL);
+	for (i = 0; i < IOSTREAM_CHUNK; i++)
+		ios += sum[i].ios;
 	return ios;
 }
 

@@ -97,6 +97,7 @@ struct job {
 	size_t size;
 	int stream;		/* io_uring write_stream, or -1: pwrite */
 	const char *file;	/* buffered write to this file instead */
+	const char *dev;	/* direct write to this disk instead */
 	bool fsync;
 	size_t chunk;		/* bytes per write, 1 MiB if 0 */
 };
@@ -125,7 +126,7 @@ static int job_fn(void *arg)
 	if (j->file)
 		fd = open(j->file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	else
-		fd = open(disk.path, O_WRONLY | O_DIRECT);
+		fd = open(j->dev ?: disk.path, O_WRONLY | O_DIRECT);
 	if (fd < 0)
 		return 2;
 	if (j->stream >= 0 && fdp_ring_init(&r))
@@ -338,6 +339,70 @@ static void test_stat_root(void)
 		ksft_test_result_pass("%s\n", name);
 	set_stream(cg, devnum, "default");
 	cg_destroy(cg);
+}
+
+/*
+ * io.stat's per-stream keys are hierarchical, as its other keys: a parent
+ * shows what its child wrote on each stream, and keeps it when the child
+ * is removed.  A disk without streams shows no per-stream key, though the
+ * subtree wrote to it while writes were counted.
+ */
+static void test_stat_tree(void)
+{
+	static const char no_keys[] = "io_stat_no_stream_keys_without_streams";
+	struct job j = { .off = next_region(), .size = DIO_SIZE, .stream = -1 };
+	struct job pj = { .off = 0, .size = MiB, .stream = -1 };
+	char parent[600], child[600], path[128], stat[4096], *line;
+	long long bytes;
+	size_t n;
+	int ret;
+
+	cg_create(parent, sizeof(parent), top, "stat_tree");
+	cg_enable_controllers(parent, "+io +memory");
+	cg_create(child, sizeof(child), parent, "child");
+	set_stream(parent, devnum, "4");
+	ret = cg_run(child, job_fn, &j);
+	bytes = stat_stream_bytes(parent, 4);
+	if (ret || bytes != DIO_SIZE)
+		ksft_print_msg("writer %d, parent's stream4.wbytes=%lld, want %d\n",
+			       ret, bytes, DIO_SIZE);
+	ksft_test_result(!ret && bytes == DIO_SIZE,
+			 "io_stat_parent_counts_child_streams\n");
+
+	cg_destroy(child);
+	bytes = stat_stream_bytes(parent, 4);
+	if (bytes != DIO_SIZE)
+		ksft_print_msg("parent's stream4.wbytes=%lld after rmdir, want %d\n",
+			       bytes, DIO_SIZE);
+	ksft_test_result(bytes == DIO_SIZE,
+			 "io_stat_parent_keeps_removed_child_streams\n");
+
+	if (!plain[0]) {
+		ksft_test_result_skip("%s: no FDP_TEST_PLAIN_DEV\n", no_keys);
+		goto out;
+	}
+	/* The parent's pin keeps the counting on; it may hold no task. */
+	snprintf(path, sizeof(path), "/dev/%s", plain);
+	pj.dev = path;
+	cg_create(child, sizeof(child), parent, "plain");
+	ret = cg_run(child, job_fn, &pj);
+	line = NULL;
+	if (!ret && !cg_read(parent, "io.stat", stat, sizeof(stat))) {
+		n = strlen(plain_devnum);
+		for (line = stat; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+			if (!strncmp(line, plain_devnum, n) && line[n] == ' ')
+				break;
+		if (line && strchr(line, '\n'))
+			*strchr(line, '\n') = '\0';
+	}
+	if (!line || !strstr(line, "wbytes=") || strstr(line, "stream"))
+		ksft_print_msg("writer %d, io.stat line: %s\n", ret, line ?: "none");
+	ksft_test_result(line && strstr(line, "wbytes=") && !strstr(line, "stream"),
+			 "%s\n", no_keys);
+	cg_destroy(child);
+out:
+	set_stream(parent, devnum, "default");
+	cg_destroy(parent);
 }
 
 #define TRACING "/sys/kernel/tracing"
@@ -1465,10 +1530,11 @@ int main(void)
 	ksft_print_msg("FDP disk %s (%s), disk without streams %s (%s)\n", disk.name,
 		       devnum, plain[0] ? plain : "none", plain_devnum);
 
-	ksft_set_plan(16 + 7 + 23 + DELEG_TESTS);
+	ksft_set_plan(16 + 7 + 3 + 23 + DELEG_TESTS);
 	test_direct();
 	test_stat();
 	test_stat_root();
+	test_stat_tree();
 	test_concurrent();
 	test_tracepoint();
 	test_fs();
