@@ -153,6 +153,19 @@ echo "edited" >"$tmp/repo/lib/new.c"
 expect "prepare-tree refuses a final text the series does not make" \
 	"lib/new.c: the series makes another text|&|\\+edited" \
 	env FDP_BUILD="$tmp/build" "$tmp/repo/scripts/prepare-tree" --base "$tmp/base"
+expect "update-patches refuses to overwrite an overlay edit build/src lacks" \
+	"lib/new.c differs from build/src" \
+	env FDP_BUILD="$tmp/build" "$tmp/repo/scripts/update-patches"
+echo newer >"$tmp/repo/lib/new.c"
+echo newest >"$tmp/build/src/lib/new.c"
+git -C "$tmp/build/src" commit -q -a --fixup=HEAD
+if out=$(GIT_SEQUENCE_EDITOR=true git -C "$tmp/build/src" rebase -q -i --autosquash fdp-base 2>&1 &&
+	 FDP_BUILD="$tmp/build" "$tmp/repo/scripts/update-patches" 2>&1) &&
+   [ "$(cat "$tmp/repo/lib/new.c")" = newest ]; then
+	ok "update-patches copies back a final text changed in build/src"
+else
+	not_ok "update-patches copies back a final text changed in build/src" "$out"
+fi
 
 # A missing tool is named.
 mkdir -p "$tmp/bin"
