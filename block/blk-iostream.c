@@ -49,26 +49,30 @@
  * has a setting.
  *
  * io.stat shows, per disk, the bytes and writes per stream of the cgroup
- * and its descendants.  The per-CPU counters are allocated at the first
- * counted write of a cgroup to a disk with streams, in the submitter's
- * context, without sleeping; where that fails, the write is not counted
- * and a write a second later tries again: counters never fail a bio nor
- * a blkg.  So a disk without streams, and a cgroup that never wrote to a
- * disk, costs the policy data and its effective set and nothing per CPU.
- * Counts are summed over the cgroup's subtree when io.stat is read; those
- * of a cgroup that goes away are added to its parent's.
+ * and its descendants.  A write counts on per-CPU counters, which rstat
+ * (the io controller's flush, through pd_flush_fn) adds to the cgroup's
+ * totals and passes up to its ancestors', as it does io.stat's other
+ * keys; a removed cgroup's last counts reach its parent when its blkg is
+ * released.  The counters are allocated by a work item, charged to the
+ * cgroup's memory cgroup, after the cgroup's first counted write to a
+ * disk with streams; until then, writes count in a few slots of the
+ * policy data, and a failed allocation is tried again by a write a
+ * second later.  Nothing is allocated on the I/O path: counters never
+ * fail a bio nor a blkg.  So a disk without streams, and a cgroup that
+ * never wrote to a disk, costs the policy data and its effective set and
+ * nothing per CPU.
  */
 
 #include <kunit/static_stub.h>
 #include <linux/blkdev.h>
 #include <linux/ctype.h>
+#include <linux/memcontrol.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/seqlock.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
-#include <kunit/static_stub.h>
 
 #include "blk-cgroup.h"
 #include "blk-iostream.h"
@@ -110,32 +114,7 @@ struct iostream_blkcg {
 };
 
 /**
- * struct iostream_stat - what a cgroup wrote on one stream of one disk
- * @bytes: bytes written
- * @ios: write bios
- */
-struct iostream_stat {
-	u64_stats_t bytes;
-	u64_stats_t ios;
-};
-
-/**
- * struct iostream_cpu_stat - what a cgroup wrote to one disk, on one CPU
- * @syncp: lets 32-bit machines read the counters whole
- * @nr: entries in @stream: the disk's streams when the counters were
- *	allocated, plus stream 0
- * @fallback: writes whose stream the disk no longer had
- * @stream: bytes and write bios per stream
- */
-struct iostream_cpu_stat {
-	struct u64_stats_sync syncp;
-	unsigned int nr;
-	u64_stats_t fallback;
-	struct iostream_stat stream[] __counted_by(nr);
-};
-
-/**
- * struct iostream_count - a sum of per-CPU counters of one stream
+ * struct iostream_count - bytes and write bios
  * @bytes: bytes written
  * @ios: write bios
  */
@@ -143,6 +122,65 @@ struct iostream_count {
 	u64 bytes;
 	u64 ios;
 };
+
+/**
+ * struct iostream_pcpu - what a cgroup wrote on one stream, on one CPU
+ * @bytes: bytes written
+ * @ios: write bios
+ * @flushed: what of them the last flush added to the totals; under
+ *	blkg_stat_lock
+ */
+struct iostream_pcpu {
+	u64_stats_t bytes;
+	u64_stats_t ios;
+	struct iostream_count flushed;
+};
+
+/**
+ * struct iostream_cpu_stat - what a cgroup wrote to one disk, on one CPU
+ * @syncp: lets 32-bit machines read the counters whole
+ * @nr: entries in @stream: the disk's streams when the counters were
+ *	allocated, plus stream 0
+ * @fallback: writes whose stream the disk no longer had (@fallback.ios)
+ * @stream: per stream
+ */
+struct iostream_cpu_stat {
+	struct u64_stats_sync syncp;
+	unsigned int nr;
+	struct iostream_pcpu fallback;
+	struct iostream_pcpu stream[] __counted_by(nr);
+};
+
+/**
+ * struct iostream_total - what a cgroup and its descendants wrote on one
+ *	stream of one disk, as far as rstat flushed it
+ * @sum: the counts
+ * @passed: what of @sum was added to the parent's
+ */
+struct iostream_total {
+	struct iostream_count sum;
+	struct iostream_count passed;
+};
+
+/**
+ * struct iostream_counters - what a cgroup wrote to one disk, per stream
+ * @pcpu: the cgroup's own writes, per CPU
+ * @syncp: lets 32-bit machines read the totals whole; written under
+ *	blkg_stat_lock
+ * @nr: entries in @total, as in @pcpu's
+ * @fallback: as @total, of the fallbacks (only .ios counts)
+ * @total: per stream, the subtree's
+ */
+struct iostream_counters {
+	struct iostream_cpu_stat __percpu *pcpu;
+	struct u64_stats_sync syncp;
+	unsigned int nr;
+	struct iostream_total fallback;
+	struct iostream_total total[] __counted_by(nr);
+};
+
+/* Streams a cgroup's first writes to a disk are counted on, before its counters. */
+#define IOSTREAM_EARLY		4
 
 /**
  * struct iostream_grp - per (cgroup, disk) data
@@ -153,12 +191,18 @@ struct iostream_count {
  *	disk's queue_lock, read under rcu_read_lock()
  * @init: the first effective set, allocated with the blkg and published
  *	by iostream_pd_init()
- * @stat: the counters, NULL until the first counted write to a disk with
- *	streams; set once, freed with @pd
- * @stat_failed: jiffies (never 0) when allocating @stat last failed, 0 if
+ * @ctr: the counters, NULL until a work item allocated them after the
+ *	first counted write to a disk with streams; set once under
+ *	@early_lock, freed with @pd
+ * @early_lock: protects the fields below
+ * @early_nr: early slots in use
+ * @early_stream: the stream of each early slot
+ * @early: counts of the writes made before @ctr, per early slot
+ * @early_fallback: fallbacks made before @ctr
+ * @ctr_queued: the work item is to allocate @ctr; it holds the blkg
+ * @ctr_failed: jiffies (never 0) when allocating @ctr last failed, 0 if
  *	it did not
- * @folded: the blkg went offline and its counts were added to its
- *	parent's; under iostream_fold_lock
+ * @ctr_node: on iostream_ctr_list while @ctr_queued
  */
 struct iostream_grp {
 	struct blkg_policy_data pd;
@@ -166,9 +210,15 @@ struct iostream_grp {
 	struct iostream_mask __rcu *set;
 	struct iostream_mask __rcu *eff;
 	struct iostream_mask *init;
-	struct iostream_cpu_stat __percpu *stat;
-	unsigned long stat_failed;
-	bool folded;
+	struct iostream_counters *ctr;
+	spinlock_t early_lock;	/* the early slots, @ctr's publication */
+	u8 early_nr;
+	u8 early_stream[IOSTREAM_EARLY];
+	struct iostream_count early[IOSTREAM_EARLY];
+	u64 early_fallback;
+	bool ctr_queued;
+	unsigned long ctr_failed;
+	struct list_head ctr_node;
 };
 
 /*
@@ -193,12 +243,6 @@ atomic_t iostream_nr_pins = ATOMIC_INIT(0);
 static DEFINE_MUTEX(iostream_key_mutex);
 static bool iostream_key_held;
 static bool iostream_registered;
-
-/*
- * Taken for writing when an offline blkg's counts move to its parent, so
- * that a reader summing a subtree counts them once, not twice nor never.
- */
-static DEFINE_SEQLOCK(iostream_fold_lock);
 
 static void iostream_update_key(void)
 {
@@ -841,135 +885,459 @@ bool blkcg_iostream_confined(struct gendisk *disk)
 }
 EXPORT_SYMBOL_GPL(blkcg_iostream_confined);
 
-/*
- * Per-CPU counters for streams 0 to @nr - 1.  Allocated without sleeping,
- * in any context but NMI: the first counted write of a cgroup to a disk
- * asks for them as it is submitted.
- */
-static struct iostream_cpu_stat __percpu *iostream_stat_alloc(unsigned int nr)
+/* Streams whose sums io.stat holds at a time. */
+#define IOSTREAM_CHUNK	16
+
+/* @grp's counters, NULL if it has none yet. */
+static struct iostream_counters *iostream_ctr(struct iostream_grp *grp)
 {
-	struct iostream_cpu_stat __percpu *stat;
+	/* Pairs with iostream_ctr_install()'s release: fields initialized. */
+	return smp_load_acquire(&grp->ctr);
+}
+
+/*
+ * Charge @blkcg's counters to the memory cgroup of its cgroup: they are
+ * the cgroup's, whoever's work item allocates them.  Returns the memory
+ * cgroup to put back with iostream_memcg_end().
+ */
+static struct mem_cgroup *iostream_memcg_begin(struct blkcg *blkcg,
+					       struct cgroup_subsys_state **css)
+{
+	KUNIT_STATIC_STUB_REDIRECT(iostream_memcg_begin, blkcg, css);
+	*css = NULL;
+#ifdef CONFIG_MEMCG
+	*css = cgroup_get_e_css(blkcg->css.cgroup, &memory_cgrp_subsys);
+	if (*css)
+		return set_active_memcg(mem_cgroup_from_css(*css));
+#endif
+	return NULL;
+}
+
+static void iostream_memcg_end(struct mem_cgroup *old,
+			       struct cgroup_subsys_state *css)
+{
+#ifdef CONFIG_MEMCG
+	if (css) {
+		set_active_memcg(old);
+		css_put(css);
+	}
+#endif
+}
+
+/*
+ * Counters for streams 0 to @nr - 1 of @blkg's cgroup on its disk, from
+ * the work item, charged to the cgroup.
+ */
+static struct iostream_counters *iostream_ctr_alloc(struct blkcg_gq *blkg,
+						    unsigned int nr)
+{
+	struct cgroup_subsys_state *css;
+	struct iostream_counters *ctr;
+	struct mem_cgroup *old;
 	int cpu;
 
-	KUNIT_STATIC_STUB_REDIRECT(iostream_stat_alloc, nr);
+	KUNIT_STATIC_STUB_REDIRECT(iostream_ctr_alloc, blkg, nr);
 
-	stat = __alloc_percpu_gfp(struct_size_t(struct iostream_cpu_stat,
-						stream, nr),
-				  __alignof__(struct iostream_cpu_stat),
-				  GFP_NOWAIT | __GFP_NOWARN);
-	if (!stat)
+	old = iostream_memcg_begin(blkg->blkcg, &css);
+	ctr = kzalloc_flex(*ctr, total, nr, GFP_KERNEL_ACCOUNT);
+	if (ctr) {
+		ctr->nr = nr;
+		ctr->pcpu = __alloc_percpu_gfp(struct_size_t(struct iostream_cpu_stat,
+							     stream, nr),
+					       __alignof__(struct iostream_cpu_stat),
+					       GFP_KERNEL_ACCOUNT);
+	}
+	iostream_memcg_end(old, css);
+	if (!ctr || !ctr->pcpu) {
+		kfree(ctr);
 		return NULL;
+	}
+	u64_stats_init(&ctr->syncp);
 	for_each_possible_cpu(cpu) {
-		struct iostream_cpu_stat *c = per_cpu_ptr(stat, cpu);
+		struct iostream_cpu_stat *c = per_cpu_ptr(ctr->pcpu, cpu);
 
 		u64_stats_init(&c->syncp);
 		c->nr = nr;
 	}
-	return stat;
+	return ctr;
+}
+
+static void iostream_ctr_free(struct iostream_counters *ctr)
+{
+	if (ctr) {
+		free_percpu(ctr->pcpu);
+		kfree(ctr);
+	}
 }
 
 /*
- * @grp's counters on @q's disk, allocated if @grp has none yet and the
- * disk has streams.  After a failed allocation, none is tried for a
- * second: the writes meanwhile are not counted.
+ * Tell rstat that this CPU's counters of @blkg changed.  Preemption
+ * disabled.
  */
-static struct iostream_cpu_stat __percpu *
-iostream_stat_get(struct iostream_grp *grp, struct request_queue *q)
+static void iostream_rstat_updated(struct blkcg_gq *blkg)
 {
-	struct iostream_cpu_stat __percpu *stat = READ_ONCE(grp->stat);
-	unsigned int max = q->limits.max_write_streams;
-	unsigned long failed;
+	KUNIT_STATIC_STUB_REDIRECT(iostream_rstat_updated, blkg);
+	blkg_rstat_updated(blkg);
+}
 
-	if (likely(stat) || !max)
-		return stat;
-	failed = READ_ONCE(grp->stat_failed);
-	if (failed && time_in_range(jiffies, failed, failed + HZ))
-		return NULL;
-	stat = iostream_stat_alloc(min(max, IOSTREAM_MAX) + 1);
-	if (!stat) {
-		WRITE_ONCE(grp->stat_failed, jiffies ?: 1);
-		return NULL;
+/*
+ * Give @grp's cgroup its counters: the counts of its first writes move
+ * from @grp's early slots to them.  Its parent has its own already.
+ * Process context.
+ *
+ * Return: false if the allocation failed.
+ */
+static bool iostream_ctr_install(struct iostream_grp *grp)
+{
+	struct blkcg_gq *blkg = grp->pd.blkg;
+	unsigned int max = blkg->q->limits.max_write_streams;
+	struct iostream_counters *ctr;
+	bool counted = false;
+	unsigned int i, s;
+
+	if (iostream_ctr(grp))
+		return true;
+	ctr = iostream_ctr_alloc(blkg, min(max, IOSTREAM_MAX) + 1);
+	spin_lock_irq(&grp->early_lock);
+	if (!ctr) {
+		grp->ctr_failed = jiffies ?: 1;
+		spin_unlock_irq(&grp->early_lock);
+		return false;
 	}
-	/* Another CPU may have been first. */
-	if (cmpxchg(&grp->stat, NULL, stat)) {
-		free_percpu(stat);
-		stat = READ_ONCE(grp->stat);
+	/* Flushes see the counters only now: nothing to sync with. */
+	for (i = 0; i < grp->early_nr; i++) {
+		s = grp->early_stream[i];
+		if (s < ctr->nr)
+			ctr->total[s].sum = grp->early[i];
+		counted = true;
 	}
-	return stat;
+	ctr->fallback.sum.ios = grp->early_fallback;
+	grp->early_nr = 0;
+	grp->early_fallback = 0;
+	/* Pairs with iostream_ctr(): readers see the counters initialized. */
+	smp_store_release(&grp->ctr, ctr);
+	spin_unlock_irq(&grp->early_lock);
+	/* Let the next flush pass the early counts to the parent. */
+	if (counted && blkg->parent) {
+		preempt_disable();
+		iostream_rstat_updated(blkg);
+		preempt_enable();
+	}
+	return true;
+}
+
+/*
+ * Counters for @blkg's cgroup and, first, for each of its ancestors that
+ * has none: a cgroup's counts pass to its parent's.  Return: false if an
+ * allocation failed.
+ */
+static bool iostream_ctr_install_all(struct blkcg_gq *blkg)
+{
+	struct iostream_grp *grp, *top;
+	struct blkcg_gq *pos;
+
+	for (;;) {
+		top = NULL;
+		for (pos = blkg; pos; pos = pos->parent) {
+			grp = blkg_to_iostream(pos);
+			if (grp && !iostream_ctr(grp))
+				top = grp;
+		}
+		if (!top)
+			return true;
+		if (!iostream_ctr_install(top))
+			return false;
+		cond_resched();
+	}
+}
+
+/* The work item's pass for @grp, which a write queued. */
+static void iostream_ctr_work_one(struct iostream_grp *grp)
+{
+	bool ok = iostream_ctr_install_all(grp->pd.blkg);
+
+	spin_lock_irq(&grp->early_lock);
+	grp->ctr_queued = false;
+	if (!ok)
+		grp->ctr_failed = jiffies ?: 1;
+	spin_unlock_irq(&grp->early_lock);
+}
+
+/* Blkgs that wrote before they had counters; under iostream_ctr_lock. */
+static LIST_HEAD(iostream_ctr_list);
+static DEFINE_SPINLOCK(iostream_ctr_lock);
+
+static void iostream_ctr_workfn(struct work_struct *work)
+{
+	struct iostream_grp *grp;
+
+	for (;;) {
+		spin_lock_irq(&iostream_ctr_lock);
+		grp = list_first_entry_or_null(&iostream_ctr_list,
+					       struct iostream_grp, ctr_node);
+		if (grp)
+			list_del_init(&grp->ctr_node);
+		spin_unlock_irq(&iostream_ctr_lock);
+		if (!grp)
+			return;
+		iostream_ctr_work_one(grp);
+		blkg_put(grp->pd.blkg);
+		cond_resched();
+	}
+}
+
+static DECLARE_WORK(iostream_ctr_work, iostream_ctr_workfn);
+
+/* Have the work item allocate @grp's counters, holding its blkg. */
+static void iostream_ctr_queue(struct iostream_grp *grp)
+{
+	KUNIT_STATIC_STUB_REDIRECT(iostream_ctr_queue, grp);
+
+	blkg_get(grp->pd.blkg);
+	spin_lock(&iostream_ctr_lock);
+	list_add_tail(&grp->ctr_node, &iostream_ctr_list);
+	spin_unlock(&iostream_ctr_lock);
+	queue_work(system_wq, &iostream_ctr_work);
+}
+
+/*
+ * Count a write on @stream (or a fallback) in @grp's early slots, while
+ * the cgroup has no counters on the disk; ask for them.  A write on a
+ * stream for which no slot is left is not counted.
+ *
+ * Return: false if the counters came meanwhile.
+ */
+static bool iostream_count_early(struct iostream_grp *grp, unsigned int s,
+				 unsigned int bytes, bool fallback)
+{
+	unsigned long flags, failed;
+	unsigned int i;
+
+	spin_lock_irqsave(&grp->early_lock, flags);
+	if (grp->ctr) {
+		spin_unlock_irqrestore(&grp->early_lock, flags);
+		return false;
+	}
+	for (i = 0; i < grp->early_nr && grp->early_stream[i] != s; i++)
+		;
+	if (i == grp->early_nr && i < IOSTREAM_EARLY) {
+		grp->early_stream[i] = s;
+		grp->early_nr++;
+	}
+	if (i < grp->early_nr) {
+		grp->early[i].bytes += bytes;
+		grp->early[i].ios++;
+	}
+	if (fallback)
+		grp->early_fallback++;
+	failed = grp->ctr_failed;
+	if (!grp->ctr_queued &&
+	    (!failed || !time_in_range(jiffies, failed, failed + HZ))) {
+		grp->ctr_queued = true;
+		iostream_ctr_queue(grp);
+	}
+	spin_unlock_irqrestore(&grp->early_lock, flags);
+	return true;
 }
 
 /**
  * blkcg_account_write_stream - count a decided write for its cgroup
  * @bio: a write bio with its final bi_write_stream
  * @fallback: the bio's stream was dropped because the disk lacks it
+ *
+ * Counts only on a disk with streams.  Allocates nothing: a cgroup's
+ * first writes to a disk are counted in a few slots of its policy data
+ * until a work item gave it its counters.
  */
 void blkcg_account_write_stream(struct bio *bio, bool fallback)
 {
-	struct iostream_cpu_stat __percpu *stat;
-	unsigned int s = bio->bi_write_stream;
+	unsigned int s = bio->bi_write_stream, size = bio->bi_iter.bi_size;
+	struct iostream_counters *ctr;
 	struct iostream_cpu_stat *c;
 	struct iostream_grp *grp;
 	unsigned long flags;
 
-	if (!bio->bi_blkg)
+	if (!bio->bi_blkg || !bio->bi_blkg->q->limits.max_write_streams)
 		return;
 	grp = blkg_to_iostream(bio->bi_blkg);
 	if (!grp)
 		return;
-	stat = iostream_stat_get(grp, bio->bi_blkg->q);
-	if (!stat)
-		return;
-	c = get_cpu_ptr(stat);
+	ctr = iostream_ctr(grp);
+	if (unlikely(!ctr)) {
+		if (iostream_count_early(grp, s, size, fallback))
+			return;
+		ctr = iostream_ctr(grp);
+	}
+	c = get_cpu_ptr(ctr->pcpu);
 	flags = u64_stats_update_begin_irqsave(&c->syncp);
 	if (s < c->nr) {
-		u64_stats_add(&c->stream[s].bytes, bio->bi_iter.bi_size);
+		u64_stats_add(&c->stream[s].bytes, size);
 		u64_stats_inc(&c->stream[s].ios);
 	}
 	if (fallback)
-		u64_stats_inc(&c->fallback);
+		u64_stats_inc(&c->fallback.ios);
 	u64_stats_update_end_irqrestore(&c->syncp, flags);
-	put_cpu_ptr(stat);
+	if (bio->bi_blkg->parent)
+		iostream_rstat_updated(bio->bi_blkg);
+	put_cpu_ptr(ctr->pcpu);
 }
 
-/* Entries of @stat's counters; the same on every CPU. */
-static unsigned int iostream_stat_nr(struct iostream_cpu_stat __percpu *stat)
+/* @c's counts of @p, into @n. */
+static void iostream_pcpu_read(struct iostream_cpu_stat *c,
+			       struct iostream_pcpu *p, struct iostream_count *n)
 {
-	return raw_cpu_ptr(stat)->nr;
+	unsigned int seq;
+
+	do {
+		seq = u64_stats_fetch_begin(&c->syncp);
+		n->bytes = u64_stats_read(&p->bytes);
+		n->ios = u64_stats_read(&p->ios);
+	} while (u64_stats_fetch_retry(&c->syncp, seq));
+}
+
+/* Add @c's counts of @p since the last flush to @t; take them as flushed. */
+static void iostream_pcpu_take(struct iostream_cpu_stat *c,
+			       struct iostream_pcpu *p, struct iostream_count *t)
+{
+	struct iostream_count n;
+
+	iostream_pcpu_read(c, p, &n);
+	t->bytes += n.bytes - p->flushed.bytes;
+	t->ios += n.ios - p->flushed.ios;
+	p->flushed = n;
+}
+
+/* Add what @t gained since it was last passed up to @up. */
+static void iostream_total_pass(struct iostream_total *t,
+				struct iostream_count *up)
+{
+	up->bytes += t->sum.bytes - t->passed.bytes;
+	up->ios += t->sum.ios - t->passed.ios;
+	t->passed = t->sum;
 }
 
 /*
- * Add @stat's counts of streams @first to @first + @n - 1 to @sum, and
- * its fallbacks to @fallback if not NULL.
+ * pd_flush_fn: fold @cpu's counts of @pd's cgroup into its totals, and
+ * pass what the totals gained to the parent's.  Under blkg_stat_lock,
+ * children before parents: a parent's totals hold its subtree's counts
+ * once they are flushed.  O(streams of the disk).
  */
-static void iostream_stat_sum(struct iostream_cpu_stat __percpu *stat,
-			      unsigned int first, unsigned int n,
-			      struct iostream_count *sum, u64 *fallback)
+static void iostream_pd_flush(struct blkg_policy_data *pd, int cpu)
 {
-	unsigned int i, end, seq;
-	u64 bytes, ios, fb;
+	struct iostream_grp *grp = container_of(pd, struct iostream_grp, pd);
+	struct iostream_counters *ctr = iostream_ctr(grp);
+	struct blkcg_gq *parent = pd->blkg->parent;
+	struct iostream_counters *pctr = NULL;
+	struct iostream_cpu_stat *c;
+	struct iostream_grp *pgrp;
+	unsigned int i, nr;
+
+	if (!ctr)
+		return;
+	c = per_cpu_ptr(ctr->pcpu, cpu);
+	u64_stats_update_begin(&ctr->syncp);
+	for (i = 0; i < ctr->nr; i++)
+		iostream_pcpu_take(c, &c->stream[i], &ctr->total[i].sum);
+	iostream_pcpu_take(c, &c->fallback, &ctr->fallback.sum);
+	u64_stats_update_end(&ctr->syncp);
+
+	pgrp = parent ? blkg_to_iostream(parent) : NULL;
+	if (pgrp)
+		pctr = iostream_ctr(pgrp);
+	if (!pctr)
+		return;
+	/* A stream the parent's counters lack (the disk grew) is not passed. */
+	nr = min(ctr->nr, pctr->nr);
+	u64_stats_update_begin(&pctr->syncp);
+	for (i = 0; i < nr; i++)
+		iostream_total_pass(&ctr->total[i], &pctr->total[i].sum);
+	for (; i < ctr->nr; i++)
+		ctr->total[i].passed = ctr->total[i].sum;
+	iostream_total_pass(&ctr->fallback, &pctr->fallback.sum);
+	u64_stats_update_end(&pctr->syncp);
+}
+
+/*
+ * What io.stat shows for @grp: the counts of streams @first to @first +
+ * IOSTREAM_CHUNK - 1 into @sum, the fallbacks into @fallback.  Below the
+ * root, the totals, which the flush of io.stat's read brought up to date.
+ * The root's own writes are not flushed (rstat starts below the root): its
+ * counters are added here, O(CPUs).  Before the counters exist, the early
+ * slots.  Any context.
+ */
+static void iostream_grp_sum(struct iostream_grp *grp, unsigned int first,
+			     struct iostream_count *sum, u64 *fallback)
+{
+	struct iostream_counters *ctr = iostream_ctr(grp);
+	unsigned int i, end, seq, s;
+	unsigned long flags;
 	int cpu;
 
-	for_each_possible_cpu(cpu) {
-		struct iostream_cpu_stat *c = per_cpu_ptr(stat, cpu);
-
-		end = min(first + n, c->nr);
-		for (i = first; i < end; i++) {
-			do {
-				seq = u64_stats_fetch_begin(&c->syncp);
-				bytes = u64_stats_read(&c->stream[i].bytes);
-				ios = u64_stats_read(&c->stream[i].ios);
-			} while (u64_stats_fetch_retry(&c->syncp, seq));
-			sum[i - first].bytes += bytes;
-			sum[i - first].ios += ios;
+	memset(sum, 0, IOSTREAM_CHUNK * sizeof(*sum));
+	*fallback = 0;
+	if (!ctr) {
+		spin_lock_irqsave(&grp->early_lock, flags);
+		ctr = grp->ctr;
+		for (i = 0; !ctr && i < grp->early_nr; i++) {
+			s = grp->early_stream[i];
+			if (s >= first && s < first + IOSTREAM_CHUNK)
+				sum[s - first] = grp->early[i];
 		}
-		if (!fallback)
-			continue;
-		do {
-			seq = u64_stats_fetch_begin(&c->syncp);
-			fb = u64_stats_read(&c->fallback);
-		} while (u64_stats_fetch_retry(&c->syncp, seq));
-		*fallback += fb;
+		if (!ctr)
+			*fallback = grp->early_fallback;
+		spin_unlock_irqrestore(&grp->early_lock, flags);
+		if (!ctr)
+			return;
+		/* Under early_lock, which published it. */
 	}
+	end = min(first + IOSTREAM_CHUNK, ctr->nr);
+	do {
+		seq = u64_stats_fetch_begin(&ctr->syncp);
+		for (i = first; i < end; i++)
+			sum[i - first] = ctr->total[i].sum;
+		*fallback = ctr->fallback.sum.ios;
+	} while (u64_stats_fetch_retry(&ctr->syncp, seq));
+	if (grp->pd.blkg->parent)
+		return;
+	for_each_possible_cpu(cpu) {
+		struct iostream_cpu_stat *c = per_cpu_ptr(ctr->pcpu, cpu);
+		struct iostream_count n;
+
+		for (i = first; i < end; i++) {
+			iostream_pcpu_read(c, &c->stream[i], &n);
+			sum[i - first].bytes += n.bytes;
+			sum[i - first].ios += n.ios;
+		}
+		iostream_pcpu_read(c, &c->fallback, &n);
+		*fallback += n.ios;
+	}
+}
+
+/*
+ * io.stat's per-stream keys: what the cgroup and its descendants wrote on
+ * the disk, as rstat summed it (see iostream_grp_sum()).  O(streams).
+ */
+static void iostream_pd_stat(struct blkg_policy_data *pd, struct seq_file *s)
+{
+	struct iostream_grp *grp = container_of(pd, struct iostream_grp, pd);
+	struct iostream_counters *ctr = iostream_ctr(grp);
+	unsigned int nr = ctr ? ctr->nr : IOSTREAM_BITS;
+	struct iostream_count sum[IOSTREAM_CHUNK];
+	u64 fallback = 0, fb;
+	unsigned int first, i;
+
+	for (first = 0; first < nr; first += IOSTREAM_CHUNK) {
+		iostream_grp_sum(grp, first, sum, &fb);
+		if (!first)
+			fallback = fb;
+		for (i = 0; i < IOSTREAM_CHUNK && first + i < nr; i++)
+			if (sum[i].ios)
+				seq_printf(s, " stream%u.wbytes=%llu stream%u.wios=%llu",
+					   first + i, sum[i].bytes, first + i,
+					   sum[i].ios);
+	}
+	if (fallback)
+		seq_printf(s, " stream.fallback=%llu", fallback);
 }
 
 static struct blkcg_policy_data *iostream_cpd_alloc(gfp_t gfp)
@@ -1001,7 +1369,9 @@ static struct blkg_policy_data *iostream_pd_alloc(struct gendisk *disk,
 		return NULL;
 	/* Until iostream_pd_init(): what no setting gives. */
 	RCU_INIT_POINTER(grp->eff, &iostream_any);
-	/* The counters come with the first counted write. */
+	spin_lock_init(&grp->early_lock);
+	INIT_LIST_HEAD(&grp->ctr_node);
+	/* The counters come after the first counted write. */
 	grp->init = kmalloc_obj(*grp->init, gfp);
 	if (!grp->init) {
 		kfree(grp);
@@ -1019,7 +1389,7 @@ static void iostream_grp_free_rcu(struct rcu_head *rcu)
 		kfree(eff);
 	kfree(rcu_dereference_protected(grp->set, true));
 	kfree(grp->init);
-	free_percpu(grp->stat);
+	iostream_ctr_free(grp->ctr);
 	kfree(grp);
 }
 
@@ -1035,140 +1405,6 @@ static void iostream_pd_free(struct blkg_policy_data *pd)
 	if (rcu_access_pointer(grp->set))
 		iostream_drop_pin(&iostream_nr_pins);
 	call_rcu(&grp->rcu, iostream_grp_free_rcu);
-}
-
-/* Streams whose sums io.stat and the folding of counts hold at a time. */
-#define IOSTREAM_CHUNK	16
-
-/*
- * Add @sum, counts of streams @first and on, to this CPU's counters of
- * @stat, with interrupts off: u64_stats_add() takes an unsigned long.
- */
-static void iostream_stat_fold(struct iostream_cpu_stat __percpu *stat,
-			       unsigned int first,
-			       const struct iostream_count *sum, u64 fallback)
-{
-	struct iostream_cpu_stat *c = this_cpu_ptr(stat);
-	unsigned int i, end = min(first + IOSTREAM_CHUNK, c->nr);
-
-	lockdep_assert_irqs_disabled();
-	u64_stats_update_begin(&c->syncp);
-	for (i = first; i < end; i++) {
-		u64_stats_set(&c->stream[i].bytes,
-			      u64_stats_read(&c->stream[i].bytes) +
-			      sum[i - first].bytes);
-		u64_stats_set(&c->stream[i].ios,
-			      u64_stats_read(&c->stream[i].ios) +
-			      sum[i - first].ios);
-	}
-	u64_stats_set(&c->fallback, u64_stats_read(&c->fallback) + fallback);
-	u64_stats_update_end(&c->syncp);
-}
-
-/*
- * A blkg goes offline with its cgroup or its disk: add what it wrote to
- * its parent's counts, as io.stat's other keys keep what a removed cgroup
- * did in its parent's.  Under the disk's queue_lock, children before
- * their parents; a parent without counters yet gets them here if it can.
- * Writes counted on the blkg after this are lost.
- */
-static void iostream_pd_offline(struct blkg_policy_data *pd)
-{
-	struct iostream_grp *grp = container_of(pd, struct iostream_grp, pd);
-	struct iostream_cpu_stat __percpu *stat = READ_ONCE(grp->stat);
-	struct iostream_cpu_stat __percpu *pstat = NULL;
-	struct iostream_count sum[IOSTREAM_CHUNK];
-	struct blkcg_gq *parent = pd->blkg->parent;
-	unsigned int first, nr = 0;
-	struct iostream_grp *pgrp;
-	u64 fallback;
-
-	pgrp = parent ? blkg_to_iostream(parent) : NULL;
-	if (stat && pgrp)
-		pstat = iostream_stat_get(pgrp, parent->q);
-	if (pstat)
-		nr = iostream_stat_nr(stat);
-
-	write_seqlock(&iostream_fold_lock);
-	for (first = 0; first < nr; first += IOSTREAM_CHUNK) {
-		memset(sum, 0, sizeof(sum));
-		fallback = 0;
-		iostream_stat_sum(stat, first, IOSTREAM_CHUNK, sum,
-				  first ? NULL : &fallback);
-		iostream_stat_fold(pstat, first, sum, fallback);
-	}
-	WRITE_ONCE(grp->folded, true);
-	write_sequnlock(&iostream_fold_lock);
-}
-
-/*
- * Add the counts of streams @first to @first + IOSTREAM_CHUNK - 1 of
- * @blkg and of its online descendants on @blkg's disk to @sum, and their
- * fallbacks to @fallback if not NULL.  Return the entries of the largest
- * counters met, 0 if none.
- */
-static unsigned int iostream_subtree_sum(struct blkcg_gq *blkg,
-					 unsigned int first,
-					 struct iostream_count *sum,
-					 u64 *fallback)
-{
-	struct iostream_cpu_stat __percpu *stat;
-	struct cgroup_subsys_state *pos;
-	struct iostream_grp *grp;
-	struct blkcg_gq *d;
-	unsigned int nr = 0;
-
-	rcu_read_lock();
-	css_for_each_descendant_pre(pos, &blkg->blkcg->css) {
-		d = pos == &blkg->blkcg->css ? blkg :
-			blkg_lookup(css_to_blkcg(pos), blkg->q);
-		grp = d ? blkg_to_iostream(d) : NULL;
-		stat = grp ? READ_ONCE(grp->stat) : NULL;
-		if (!stat || READ_ONCE(grp->folded))
-			continue;
-		nr = max(nr, iostream_stat_nr(stat));
-		iostream_stat_sum(stat, first, IOSTREAM_CHUNK, sum, fallback);
-	}
-	rcu_read_unlock();
-	return nr;
-}
-
-/*
- * io.stat's per-stream keys: what the cgroup and its descendants wrote on
- * the disk, summed here, IOSTREAM_CHUNK streams at a time, over their
- * blkgs and CPUs.  Under the cgroup's blkcg->lock, which nests inside the
- * disk's queue_lock, so the walk of the subtree is under RCU only; a walk
- * that met the folding of a removed cgroup's counts into its parent's
- * starts over.  Costs O(descendants x streams x CPUs) per read, for
- * descendants that wrote to a disk with streams; the writes pay nothing
- * for the sums.
- */
-static void iostream_pd_stat(struct blkg_policy_data *pd, struct seq_file *s)
-{
-	struct iostream_count sum[IOSTREAM_CHUNK];
-	unsigned int first, i, nr, seq;
-	u64 fallback = 0, fb;
-
-	for (first = 0; first < IOSTREAM_BITS; first += IOSTREAM_CHUNK) {
-		do {
-			seq = read_seqbegin(&iostream_fold_lock);
-			memset(sum, 0, sizeof(sum));
-			fb = 0;
-			nr = iostream_subtree_sum(pd->blkg, first, sum,
-						  first ? NULL : &fb);
-		} while (read_seqretry(&iostream_fold_lock, seq));
-		if (!first)
-			fallback = fb;
-		for (i = 0; i < IOSTREAM_CHUNK && first + i < nr; i++)
-			if (sum[i].ios)
-				seq_printf(s, " stream%u.wbytes=%llu stream%u.wios=%llu",
-					   first + i, sum[i].bytes, first + i,
-					   sum[i].ios);
-		if (first + IOSTREAM_CHUNK >= nr)
-			break;
-	}
-	if (fallback)
-		seq_printf(s, " stream.fallback=%llu", fallback);
 }
 
 /* A setting, or an effective set on a disk with @max streams. */
@@ -1456,9 +1692,9 @@ static struct blkcg_policy blkcg_policy_iostream = {
 	.cpd_free_fn	= iostream_cpd_free,
 	.pd_alloc_fn	= iostream_pd_alloc,
 	.pd_init_fn	= iostream_pd_init,
-	.pd_offline_fn	= iostream_pd_offline,
 	.pd_free_fn	= iostream_pd_free,
 	.pd_stat_fn	= iostream_pd_stat,
+	.pd_flush_fn	= iostream_pd_flush,
 };
 
 /**

@@ -222,9 +222,9 @@ static void iostream_test_release(void *data)
 		kfree_rcu(rcu_dereference_protected(ch->grp[i].set, true), rcu);
 		kfree_rcu(rcu_dereference_protected(ch->isc[i].dfl, true), rcu);
 		kfree(ch->grp[i].init);
-		free_percpu(ch->grp[i].stat);
+		iostream_ctr_free(ch->grp[i].ctr);
 	}
-	free_percpu(ch->root_grp.stat);
+	iostream_ctr_free(ch->root_grp.ctr);
 }
 
 /* Recompute the chain's sets, as a write of io.stream at the top does. */
@@ -287,8 +287,12 @@ iostream_test_chain_n(struct kunit *test, unsigned int nr_blkgs)
 	ch->blkg[0].pd[plid] = &ch->root_grp.pd;
 	ch->root_grp.pd.blkg = &ch->blkg[0];
 	RCU_INIT_POINTER(ch->root_grp.eff, &iostream_any);
+	spin_lock_init(&ch->root_grp.early_lock);
+	INIT_LIST_HEAD(&ch->root_grp.ctr_node);
 	for (i = 0; i < 3; i++) {
 		RCU_INIT_POINTER(ch->grp[i].eff, &iostream_any);
+		spin_lock_init(&ch->grp[i].early_lock);
+		INIT_LIST_HEAD(&ch->grp[i].ctr_node);
 		ch->grp[i].pd.blkg = &ch->blkg[i + 1];
 		ch->blkg[i + 1].parent = &ch->blkg[i];
 		ch->blkg[i + 1].blkcg = &ch->blkcg[i];
@@ -720,23 +724,83 @@ static void iostream_test_write(struct iostream_test_chain *ch,
 	blkcg_account_write_stream(&bio, false);
 }
 
-/* io.stat's per-stream keys of level @i of @ch, into @out. */
+/* io.stat's per-stream keys of level @level of @ch, into @out. */
 static void iostream_test_stat(struct kunit *test,
-			       struct iostream_test_chain *ch, unsigned int i,
-			       char *out, size_t len)
+			       struct iostream_test_chain *ch,
+			       unsigned int level, char *out, size_t len)
 {
 	struct seq_file sf = { .buf = out, .size = len };
 
-	iostream_pd_stat(&ch->grp[i].pd, &sf);
+	iostream_pd_stat(ch->blkg[level].pd[blkcg_policy_iostream.plid], &sf);
 	KUNIT_ASSERT_LT(test, sf.count, len);
 	out[sf.count] = '\0';
 }
 
+static void iostream_test_no_queue(struct iostream_grp *grp)
+{
+}
+
+static void iostream_test_no_rstat(struct blkcg_gq *blkg)
+{
+}
+
+static struct mem_cgroup *
+iostream_test_no_memcg(struct blkcg *blkcg, struct cgroup_subsys_state **css)
+{
+	*css = NULL;
+	return NULL;
+}
+
 /*
- * Counters come with a cgroup's first counted write to a disk with
- * streams, not with its blkg, and io.stat sums them over the subtree.
+ * The chain's blkgs are not real ones: leave the work item, which holds
+ * a blkg, rstat's lists and the cgroups' memory cgroups out.  The tests
+ * play the first two parts.
  */
-static void iostream_test_stat_lazy(struct kunit *test)
+static void iostream_test_stubs(struct kunit *test)
+{
+	kunit_activate_static_stub(test, iostream_ctr_queue,
+				   iostream_test_no_queue);
+	kunit_activate_static_stub(test, iostream_rstat_updated,
+				   iostream_test_no_rstat);
+	kunit_activate_static_stub(test, iostream_memcg_begin,
+				   iostream_test_no_memcg);
+}
+
+/* The work item's pass for level @level's cgroup, queued by a write. */
+static void iostream_test_install(struct kunit *test,
+				  struct iostream_test_chain *ch,
+				  unsigned int level)
+{
+	struct iostream_grp *grp = blkg_to_iostream(&ch->blkg[level]);
+
+	KUNIT_EXPECT_TRUE(test, grp->ctr_queued);
+	iostream_ctr_work_one(grp);
+}
+
+/*
+ * rstat's flush of every CPU, children first, as an io.stat read or a
+ * blkg's release does; the root's own counters are not flushed.
+ */
+static void iostream_test_flush(struct iostream_test_chain *ch)
+{
+	unsigned int i;
+	int cpu;
+
+	rcu_read_lock();
+	local_irq_disable();
+	for_each_possible_cpu(cpu)
+		for (i = 3; i > 0; i--)
+			iostream_pd_flush(&ch->grp[i - 1].pd, cpu);
+	local_irq_enable();
+	rcu_read_unlock();
+}
+
+/*
+ * A cgroup's first writes to a disk with streams count in early slots;
+ * the counters come from the work item they queue, not with the blkg, and
+ * take the early counts over; rstat sums them up the tree.
+ */
+static void iostream_test_stat_early(struct kunit *test)
 {
 	struct iostream_test_chain *ch = iostream_test_chain(test);
 	struct iostream_test_chain *plain = iostream_test_chain(test);
@@ -746,130 +810,154 @@ static void iostream_test_stat_lazy(struct kunit *test)
 	char out[256];
 
 	KUNIT_ASSERT_NOT_NULL(test, disk);
+	iostream_test_stubs(test);
 	disk->queue = ch->q;
 	disk->node_id = NUMA_NO_NODE;
 	pd = iostream_pd_alloc(disk, &ch->blkcg[0], GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, pd);
 	grp = container_of(pd, struct iostream_grp, pd);
-	KUNIT_EXPECT_NULL(test, grp->stat);
+	KUNIT_EXPECT_NULL(test, grp->ctr);
 	iostream_pd_free(pd);
 
 	iostream_test_write(ch, 2, 3, 4096);
-	KUNIT_EXPECT_NULL(test, ch->grp[0].stat);
-	KUNIT_EXPECT_NOT_NULL(test, ch->grp[1].stat);
-	KUNIT_EXPECT_NULL(test, ch->grp[2].stat);
-	iostream_test_stat(test, ch, 0, out, sizeof(out));
-	KUNIT_EXPECT_STREQ(test, out, " stream3.wbytes=4096 stream3.wios=1");
+	KUNIT_EXPECT_NULL(test, ch->grp[1].ctr);
+	KUNIT_EXPECT_TRUE(test, ch->grp[1].ctr_queued);
 	iostream_test_stat(test, ch, 2, out, sizeof(out));
+	KUNIT_EXPECT_STREQ(test, out, " stream3.wbytes=4096 stream3.wios=1");
+
+	iostream_test_install(test, ch, 2);
+	KUNIT_EXPECT_NOT_NULL(test, ch->root_grp.ctr);
+	KUNIT_EXPECT_NOT_NULL(test, ch->grp[0].ctr);
+	KUNIT_EXPECT_NOT_NULL(test, ch->grp[1].ctr);
+	KUNIT_EXPECT_NULL(test, ch->grp[2].ctr);
+	iostream_test_flush(ch);
+	iostream_test_stat(test, ch, 1, out, sizeof(out));
+	KUNIT_EXPECT_STREQ(test, out, " stream3.wbytes=4096 stream3.wios=1");
+	iostream_test_stat(test, ch, 3, out, sizeof(out));
 	KUNIT_EXPECT_STREQ(test, out, "");
 
 	iostream_test_write(ch, 3, 3, 8192);
 	iostream_test_write(ch, 3, 0, 512);
 	iostream_test_write(ch, 1, 8, 4096);
-	iostream_test_stat(test, ch, 0, out, sizeof(out));
-	KUNIT_EXPECT_STREQ(test, out,
-			   " stream0.wbytes=512 stream0.wios=1 stream3.wbytes=12288 stream3.wios=2 stream8.wbytes=4096 stream8.wios=1");
+	iostream_test_install(test, ch, 3);
+	iostream_test_flush(ch);
 	iostream_test_stat(test, ch, 1, out, sizeof(out));
 	KUNIT_EXPECT_STREQ(test, out,
-			   " stream0.wbytes=512 stream0.wios=1 stream3.wbytes=12288 stream3.wios=2");
+			   " stream0.wbytes=512 stream0.wios=1 stream3.wbytes=12288 stream3.wios=2 stream8.wbytes=4096 stream8.wios=1");
 	iostream_test_stat(test, ch, 2, out, sizeof(out));
 	KUNIT_EXPECT_STREQ(test, out,
+			   " stream0.wbytes=512 stream0.wios=1 stream3.wbytes=12288 stream3.wios=2");
+	iostream_test_stat(test, ch, 3, out, sizeof(out));
+	KUNIT_EXPECT_STREQ(test, out,
 			   " stream0.wbytes=512 stream0.wios=1 stream3.wbytes=8192 stream3.wios=1");
+	/* A second flush adds nothing. */
+	iostream_test_flush(ch);
+	iostream_test_stat(test, ch, 1, out, sizeof(out));
+	KUNIT_EXPECT_STREQ(test, out,
+			   " stream0.wbytes=512 stream0.wios=1 stream3.wbytes=12288 stream3.wios=2 stream8.wbytes=4096 stream8.wios=1");
 
-	/* A disk without streams gets no counters. */
+	/* The root's own writes are summed at the read, not flushed. */
+	iostream_test_write(ch, 0, 8, 1);
+	iostream_test_stat(test, ch, 0, out, sizeof(out));
+	KUNIT_EXPECT_STREQ(test, out,
+			   " stream0.wbytes=512 stream0.wios=1 stream3.wbytes=12288 stream3.wios=2 stream8.wbytes=4097 stream8.wios=2");
+
+	/* A disk without streams counts nothing and allocates nothing. */
 	plain->q->limits.max_write_streams = 0;
 	iostream_test_write(plain, 3, 0, 4096);
-	KUNIT_EXPECT_NULL(test, plain->grp[2].stat);
-	iostream_test_stat(test, plain, 0, out, sizeof(out));
+	KUNIT_EXPECT_FALSE(test, plain->grp[2].ctr_queued);
+	KUNIT_EXPECT_EQ(test, plain->grp[2].early_nr, 0);
+	iostream_test_stat(test, plain, 1, out, sizeof(out));
 	KUNIT_EXPECT_STREQ(test, out, "");
 }
 
-static struct iostream_cpu_stat __percpu *iostream_test_no_stat(unsigned int nr)
+static struct iostream_counters *iostream_test_no_ctr(struct blkcg_gq *blkg,
+						      unsigned int nr)
 {
 	return NULL;
 }
 
 /*
- * A failed allocation of counters loses the counts, not the blkg nor the
- * placement, and a write a second later tries again.
+ * A failed allocation of counters loses no count that fits the early
+ * slots, nor the blkg nor the placement, and a write a second later
+ * tries again.
  */
 static void iostream_test_stat_alloc_fails(struct kunit *test)
 {
 	struct iostream_test_chain *ch = iostream_test_chain(test);
-	struct gendisk *disk = kunit_kzalloc(test, sizeof(*disk), GFP_KERNEL);
-	struct blkg_policy_data *pd;
 	char out[256];
 	struct bio bio;
 
-	KUNIT_ASSERT_NOT_NULL(test, disk);
-	disk->queue = ch->q;
-	disk->node_id = NUMA_NO_NODE;
-	kunit_activate_static_stub(test, iostream_stat_alloc,
-				   iostream_test_no_stat);
-	pd = iostream_pd_alloc(disk, &ch->blkcg[0], GFP_KERNEL);
-	KUNIT_EXPECT_NOT_NULL(test, pd);
-	if (pd)
-		iostream_pd_free(pd);
-
+	iostream_test_stubs(test);
+	kunit_activate_static_stub(test, iostream_ctr_alloc,
+				   iostream_test_no_ctr);
 	iostream_test_set(test, ch, 0, "3", NULL);
 	iostream_test_write(ch, 3, 3, 4096);
-	KUNIT_EXPECT_NULL(test, ch->grp[2].stat);
-	KUNIT_EXPECT_NE(test, ch->grp[2].stat_failed, 0UL);
+	iostream_test_install(test, ch, 3);
+	KUNIT_EXPECT_NULL(test, ch->grp[2].ctr);
+	KUNIT_EXPECT_NE(test, ch->root_grp.ctr_failed, 0UL);
+	KUNIT_EXPECT_NE(test, ch->grp[2].ctr_failed, 0UL);
 	iostream_test_bio(ch, &bio, 3);
 	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), 3);
-	iostream_test_stat(test, ch, 0, out, sizeof(out));
-	KUNIT_EXPECT_STREQ(test, out, "");
-
-	/* Memory is back, but the next try waits a second. */
-	kunit_deactivate_static_stub(test, iostream_stat_alloc);
-	iostream_test_write(ch, 3, 3, 4096);
-	KUNIT_EXPECT_NULL(test, ch->grp[2].stat);
-	ch->grp[2].stat_failed = jiffies - 2 * HZ ?: 1;
-	iostream_test_write(ch, 3, 3, 4096);
-	KUNIT_EXPECT_NOT_NULL(test, ch->grp[2].stat);
-	iostream_test_stat(test, ch, 0, out, sizeof(out));
+	iostream_test_stat(test, ch, 3, out, sizeof(out));
 	KUNIT_EXPECT_STREQ(test, out, " stream3.wbytes=4096 stream3.wios=1");
+
+	/* Within the second, writes count but do not ask again. */
+	iostream_test_write(ch, 3, 3, 4096);
+	KUNIT_EXPECT_FALSE(test, ch->grp[2].ctr_queued);
+	/* Four early slots: a fifth stream is not counted. */
+	iostream_test_write(ch, 3, 1, 1);
+	iostream_test_write(ch, 3, 2, 1);
+	iostream_test_write(ch, 3, 4, 1);
+	iostream_test_write(ch, 3, 5, 1);
+
+	/* Memory is back; a second later a write asks again. */
+	kunit_deactivate_static_stub(test, iostream_ctr_alloc);
+	ch->grp[2].ctr_failed = jiffies - 2 * HZ ?: 1;
+	iostream_test_write(ch, 3, 3, 4096);
+	iostream_test_install(test, ch, 3);
+	KUNIT_EXPECT_NOT_NULL(test, ch->grp[2].ctr);
+	iostream_test_flush(ch);
+	iostream_test_stat(test, ch, 1, out, sizeof(out));
+	KUNIT_EXPECT_STREQ(test, out,
+			   " stream1.wbytes=1 stream1.wios=1 stream2.wbytes=1 stream2.wios=1 stream3.wbytes=12288 stream3.wios=3 stream4.wbytes=1 stream4.wios=1");
 	iostream_test_unset(test, ch);
 }
 
-/* Level @i's blkg goes offline, as blkg_destroy() takes it. */
-static void iostream_test_offline(struct iostream_test_chain *ch,
-				  unsigned int i)
-{
-	spin_lock_irq(&ch->q->queue_lock);
-	iostream_pd_offline(&ch->grp[i].pd);
-	spin_unlock_irq(&ch->q->queue_lock);
-}
-
 /*
- * What a removed cgroup wrote stays in its parent's io.stat, counted
- * once, even where the parent had no counters of its own.
+ * What a cgroup wrote reaches its ancestors once: a removed cgroup's
+ * last counts are flushed when its blkg is released, and later flushes
+ * add nothing.  A parent whose counters have fewer streams (the disk
+ * gained some) counts the ones it has.
  */
-static void iostream_test_stat_fold(struct kunit *test)
+static void iostream_test_stat_once(struct kunit *test)
 {
 	struct iostream_test_chain *ch = iostream_test_chain(test);
 	static const char all[] =
 		" stream2.wbytes=12288 stream2.wios=3 stream5.wbytes=1 stream5.wios=1";
 	char out[256];
 
+	iostream_test_stubs(test);
+	iostream_test_write(ch, 2, 2, 4096);
+	iostream_test_install(test, ch, 2);
+	ch->q->limits.max_write_streams = 12;
 	iostream_test_write(ch, 3, 2, 4096);
+	iostream_test_install(test, ch, 3);
+	KUNIT_EXPECT_EQ(test, ch->grp[2].ctr->nr, 13);
 	iostream_test_write(ch, 3, 2, 4096);
 	iostream_test_write(ch, 3, 5, 1);
-	iostream_test_write(ch, 2, 2, 4096);
-	iostream_test_stat(test, ch, 0, out, sizeof(out));
-	KUNIT_EXPECT_STREQ(test, out, all);
-
-	iostream_test_offline(ch, 2);
-	KUNIT_EXPECT_TRUE(test, ch->grp[2].folded);
-	iostream_test_stat(test, ch, 0, out, sizeof(out));
-	KUNIT_EXPECT_STREQ(test, out, all);
+	iostream_test_write(ch, 3, 11, 7);
+	iostream_test_flush(ch);
 	iostream_test_stat(test, ch, 1, out, sizeof(out));
 	KUNIT_EXPECT_STREQ(test, out, all);
-
-	KUNIT_EXPECT_NULL(test, ch->grp[0].stat);
-	iostream_test_offline(ch, 1);
-	KUNIT_EXPECT_NOT_NULL(test, ch->grp[0].stat);
-	iostream_test_stat(test, ch, 0, out, sizeof(out));
+	iostream_test_stat(test, ch, 3, out, sizeof(out));
+	KUNIT_EXPECT_STREQ(test, out,
+			   " stream2.wbytes=8192 stream2.wios=2 stream5.wbytes=1 stream5.wios=1 stream11.wbytes=7 stream11.wios=1");
+	iostream_test_flush(ch);
+	iostream_test_flush(ch);
+	iostream_test_stat(test, ch, 1, out, sizeof(out));
+	KUNIT_EXPECT_STREQ(test, out, all);
+	iostream_test_stat(test, ch, 2, out, sizeof(out));
 	KUNIT_EXPECT_STREQ(test, out, all);
 }
 
@@ -883,9 +971,9 @@ static struct kunit_case iostream_test_cases[] = {
 	KUNIT_CASE(iostream_test_ancestor_charged),
 	KUNIT_CASE(iostream_test_no_policy),
 	KUNIT_CASE(iostream_test_set_counts_pins),
-	KUNIT_CASE(iostream_test_stat_lazy),
+	KUNIT_CASE(iostream_test_stat_early),
 	KUNIT_CASE(iostream_test_stat_alloc_fails),
-	KUNIT_CASE(iostream_test_stat_fold),
+	KUNIT_CASE(iostream_test_stat_once),
 	{}
 };
 
