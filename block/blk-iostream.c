@@ -34,19 +34,24 @@
  * set if not (see block/blk-stream.c for the order).  The root has no
  * file: no setting anywhere leaves every rule free.
  *
- * Settings and effective sets are immutable objects published with RCU.
- * A write of io.stream replaces the setting, then recomputes the
- * effective sets of the written cgroup's subtree only (on the disk of
- * the line, or on every disk for a default), parents first, each blkg
- * under its disk's queue_lock; a new blkg computes its own when it is
- * created, under the same lock.  The decision point reads the bio's
- * blkg's set under rcu_read_lock(), without a lock or a retry.  No global
- * lock is taken on the way, so one tenant's writes of io.stream cost the
- * others nothing but the recomputation of its own subtree.
+ * Settings are immutable objects published with RCU; each blkg keeps its
+ * effective set in its policy data, under a seqcount.  A write of
+ * io.stream allocates the new setting, replaces the old one, then
+ * recomputes the effective sets of the written cgroup's subtree only (on
+ * the disk of the line, or on every disk for a default), parents first,
+ * each in place under its disk's queue_lock; a new blkg computes its own
+ * when it is created, under the same lock.  Recomputing allocates
+ * nothing, so a setting that is in force always has its subtree follow
+ * it, and a write that fails (-ENOMEM for the setting) changed nothing.
+ * The decision point copies the bio's blkg's set under the seqcount,
+ * without a lock.  No global lock is taken on the way, so one tenant's
+ * writes of io.stream cost the others nothing but the recomputation of
+ * its own subtree.
  *
- * The policy is active on every disk so that each (cgroup, disk) pair has
- * a place for its setting.  Nothing runs on the I/O path while no cgroup
- * has a setting.
+ * The policy is active on every disk that has streams when it is added,
+ * so that each (cgroup, disk) pair there has a place for its setting;
+ * disks without streams do not pay for it.  Nothing runs on the I/O path
+ * while no cgroup has a setting.
  *
  * io.stat shows, per disk, the bytes and writes per stream of the cgroup
  * and its descendants.  A write counts on per-CPU counters, which rstat
@@ -86,14 +91,15 @@ static struct blkcg_policy blkcg_policy_iostream;
 
 /**
  * struct iostream_mask - an io.stream setting, or an effective set
- * @rcu: for freeing after the readers left
+ * @rcu: for freeing a setting after the readers left
  * @inherit: for an effective set: no cgroup up to the root has a setting,
  *	every stream is allowed.  A setting of "inherit" has no object.
  * @rule2: for an effective set: what it says to rule 2 (see
  *	__blkcg_write_stream())
  * @map: the streams allowed, from 1 to %IOSTREAM_MAX; none for "0"
  *
- * Never changed once published: a change publishes a new object.
+ * A setting is never changed once published: a change publishes a new
+ * object.  An effective set is kept in its blkg's policy data.
  */
 struct iostream_mask {
 	struct rcu_head rcu;
@@ -141,12 +147,15 @@ struct iostream_pcpu {
  * @syncp: lets 32-bit machines read the counters whole
  * @nr: entries in @stream: the disk's streams when the counters were
  *	allocated, plus stream 0
+ * @dirty: counts changed since the last flush took them; set by this
+ *	CPU's writes, cleared by the flush
  * @fallback: writes whose stream the disk no longer had (@fallback.ios)
  * @stream: per stream
  */
 struct iostream_cpu_stat {
 	struct u64_stats_sync syncp;
 	unsigned int nr;
+	unsigned int dirty;
 	struct iostream_pcpu fallback;
 	struct iostream_pcpu stream[] __counted_by(nr);
 };
@@ -168,6 +177,8 @@ struct iostream_total {
  * @syncp: lets 32-bit machines read the totals whole; written under
  *	blkg_stat_lock
  * @nr: entries in @total, as in @pcpu's
+ * @unpassed: @total gained counts that were not passed to the parent's
+ *	yet; under blkg_stat_lock
  * @fallback: as @total, of the fallbacks (only .ios counts)
  * @total: per stream, the subtree's
  */
@@ -175,6 +186,7 @@ struct iostream_counters {
 	struct iostream_cpu_stat __percpu *pcpu;
 	struct u64_stats_sync syncp;
 	unsigned int nr;
+	bool unpassed;
 	struct iostream_total fallback;
 	struct iostream_total total[] __counted_by(nr);
 };
@@ -187,10 +199,9 @@ struct iostream_counters {
  * @pd: policy data
  * @rcu: for freeing after the decisions that read it
  * @set: the cgroup's line for this disk, NULL for none
- * @eff: the effective set of the cgroup on the disk; replaced under the
- *	disk's queue_lock, read under rcu_read_lock()
- * @init: the first effective set, allocated with the blkg and published
- *	by iostream_pd_init()
+ * @eff_seq: lets a decision read @eff whole, without a lock
+ * @eff: the effective set of the cgroup on the disk; written under the
+ *	disk's queue_lock, inside @eff_seq
  * @ctr: the counters, NULL until a work item allocated them after the
  *	first counted write to a disk with streams; set once under
  *	@early_lock, freed with @pd
@@ -200,16 +211,18 @@ struct iostream_counters {
  * @early: counts of the writes made before @ctr, per early slot
  * @early_fallback: fallbacks made before @ctr
  * @ctr_queued: the work item is to allocate @ctr; it holds the blkg
- * @ctr_failed: jiffies (never 0) when allocating @ctr last failed, 0 if
- *	it did not
+ * @ctr_fails: allocations of @ctr that failed in a row
+ * @ctr_retry: jiffies from which a write may ask for @ctr again, after a
+ *	failure: a second after the first, twice as long after each next
+ *	one, up to a minute
  * @ctr_node: on iostream_ctr_list while @ctr_queued
  */
 struct iostream_grp {
 	struct blkg_policy_data pd;
 	struct rcu_head rcu;
 	struct iostream_mask __rcu *set;
-	struct iostream_mask __rcu *eff;
-	struct iostream_mask *init;
+	seqcount_spinlock_t eff_seq;
+	struct iostream_mask eff;
 	struct iostream_counters *ctr;
 	spinlock_t early_lock;	/* the early slots, @ctr's publication */
 	u8 early_nr;
@@ -217,7 +230,8 @@ struct iostream_grp {
 	struct iostream_count early[IOSTREAM_EARLY];
 	u64 early_fallback;
 	bool ctr_queued;
-	unsigned long ctr_failed;
+	u8 ctr_fails;
+	unsigned long ctr_retry;
 	struct list_head ctr_node;
 };
 
@@ -379,20 +393,46 @@ static bool iostream_same(const struct iostream_mask *a,
 	       bitmap_equal(a->map, b->map, IOSTREAM_BITS);
 }
 
-/* The effective set in force for @grp.  Under rcu_read_lock(). */
-static const struct iostream_mask *iostream_grp_eff(struct iostream_grp *grp)
+/*
+ * The effective set in force for @grp, copied into @buf, which is
+ * returned.  Any context a bio is submitted from: without a lock, but
+ * on PREEMPT_RT a reader that meets a write in progress waits for the
+ * disk's queue_lock, which the writer holds for a copy of the set.
+ */
+static const struct iostream_mask *
+iostream_grp_eff(struct iostream_grp *grp, struct iostream_mask *buf)
 {
-	return rcu_dereference(grp->eff);
+	unsigned int seq;
+
+	do {
+		seq = read_seqcount_begin(&grp->eff_seq);
+		buf->inherit = grp->eff.inherit;
+		buf->rule2 = grp->eff.rule2;
+		bitmap_copy(buf->map, grp->eff.map, IOSTREAM_BITS);
+	} while (read_seqcount_retry(&grp->eff_seq, seq));
+	return buf;
+}
+
+/*
+ * The effective set in force for @grp, where its disk's queue_lock, which
+ * every write of it holds, is held.
+ */
+static const struct iostream_mask *
+iostream_grp_eff_locked(struct iostream_grp *grp)
+{
+	lockdep_assert_held(&grp->pd.blkg->q->queue_lock);
+	return &grp->eff;
 }
 
 /* Put @next in force for @grp.  Under the disk's queue_lock. */
 static void iostream_publish(struct iostream_grp *grp,
-			     struct iostream_mask *next)
+			     const struct iostream_mask *next)
 {
-	struct iostream_mask *old = rcu_replace_pointer(grp->eff, next, true);
-
-	if (old != &iostream_any)
-		kfree_rcu(old, rcu);
+	write_seqcount_begin(&grp->eff_seq);
+	grp->eff.inherit = next->inherit;
+	grp->eff.rule2 = next->rule2;
+	bitmap_copy(grp->eff.map, next->map, IOSTREAM_BITS);
+	write_seqcount_end(&grp->eff_seq);
 }
 
 /*
@@ -420,188 +460,59 @@ static int iostream_compute(struct blkcg_gq *blkg, unsigned int max,
 	pgrp = blkg_to_iostream(blkg->parent);
 	if (WARN_ON_ONCE(!pgrp))
 		return -ENOENT;
-	iostream_narrow(next, iostream_grp_eff(pgrp),
+	iostream_narrow(next, iostream_grp_eff_locked(pgrp),
 			iostream_level(blkg, blkg->blkcg), max);
 	return 0;
 }
 
-/**
- * struct iostream_pool - sets allocated for an update, before its locks
- * @m: the sets
- * @nr: how many of @m are left
- * @size: room in @m
- * @short_by: sets an update walk lacked
- */
-struct iostream_pool {
-	struct iostream_mask **m;
-	unsigned int nr;
-	unsigned int size;
-	unsigned int short_by;
-};
-
 /*
- * Fill @pool up to @want sets, with @gfp.  Charged to the writer's memory
- * cgroup.
+ * Recompute @blkg's effective set and put it in force if it changed.
+ * Under rcu_read_lock(); takes the disk's queue_lock.
  */
-static int iostream_pool_fill(struct iostream_pool *pool, unsigned int want,
-			      gfp_t gfp)
-{
-	struct iostream_mask **m;
-
-	KUNIT_STATIC_STUB_REDIRECT(iostream_pool_fill, pool, want, gfp);
-	if (want > pool->size) {
-		m = krealloc_array(pool->m, want, sizeof(*m), gfp);
-		if (!m)
-			return -ENOMEM;
-		pool->m = m;
-		pool->size = want;
-	}
-	while (pool->nr < want) {
-		pool->m[pool->nr] = kmalloc_obj(**pool->m, gfp);
-		if (!pool->m[pool->nr])
-			return -ENOMEM;
-		pool->nr++;
-	}
-	return 0;
-}
-
-/* Free @pool's sets; it is empty and may be filled again. */
-static void iostream_pool_free(struct iostream_pool *pool)
-{
-	while (pool->nr)
-		kfree(pool->m[--pool->nr]);
-	kfree(pool->m);
-	pool->m = NULL;
-	pool->size = 0;
-}
-
-/*
- * Recompute @blkg's effective set and put it in force if it changed,
- * taking the new object from @pool.  Under rcu_read_lock(); takes the
- * disk's queue_lock.
- *
- * Return: false if @pool was empty and the set needed a new object.
- */
-static bool iostream_update_blkg(struct blkcg_gq *blkg,
-				 struct iostream_pool *pool)
+static void iostream_update_blkg(struct blkcg_gq *blkg)
 {
 	struct request_queue *q = blkg->q;
 	struct iostream_mask next;
-	bool ok = true;
 
 	spin_lock_irq(&q->queue_lock);
 	if (blkg->online &&
 	    !iostream_compute(blkg, q->limits.max_write_streams, &next) &&
-	    !iostream_same(&next, iostream_grp_eff(blkg_to_iostream(blkg)))) {
-		if (pool->nr) {
-			struct iostream_mask *m = pool->m[--pool->nr];
-
-			m->inherit = next.inherit;
-			m->rule2 = next.rule2;
-			bitmap_copy(m->map, next.map, IOSTREAM_BITS);
-			iostream_publish(blkg_to_iostream(blkg), m);
-		} else {
-			pool->short_by++;
-			ok = false;
-		}
-	}
+	    !iostream_same(&next,
+			   iostream_grp_eff_locked(blkg_to_iostream(blkg))))
+		iostream_publish(blkg_to_iostream(blkg), &next);
 	spin_unlock_irq(&q->queue_lock);
-	return ok;
-}
-
-/*
- * One walk of @blkcg's subtree, parents first: recompute the effective
- * sets of its blkgs on @q's disk, or on every disk when @q is NULL.  Stops
- * at the first blkg for which @pool has no set left.
- */
-static bool iostream_walk(struct blkcg *blkcg, struct request_queue *q,
-			  struct iostream_pool *pool)
-{
-	struct cgroup_subsys_state *pos;
-	struct blkcg_gq *blkg;
-	bool ok = true;
-
-	rcu_read_lock();
-	css_for_each_descendant_pre(pos, &blkcg->css) {
-		hlist_for_each_entry_rcu(blkg, &css_to_blkcg(pos)->blkg_list,
-					 blkcg_node) {
-			if (q && blkg->q != q)
-				continue;
-			ok = iostream_update_blkg(blkg, pool);
-			if (!ok)
-				goto out;
-		}
-	}
-out:
-	rcu_read_unlock();
-	return ok;
-}
-
-/**
- * iostream_prepare - allocate the sets for changing a setting
- * @blkcg: the cgroup whose setting is to change
- * @q: the queue of the disk whose line is to change, NULL for a default
- * @pool: an empty pool, filled with a set for each blkg of @blkcg's
- *	subtree on @q's disk (on every disk for a default), and one more
- *	for the blkg that writing a line may create
- *
- * Called before the setting is replaced, so that a failure changes
- * nothing: a write that fails leaves the old setting and the effective
- * sets computed from it.  @q is only compared, never dereferenced.
- *
- * Return: 0, or -ENOMEM with @pool freed.
- */
-static int iostream_prepare(struct blkcg *blkcg, struct request_queue *q,
-			    struct iostream_pool *pool)
-{
-	struct cgroup_subsys_state *pos;
-	struct blkcg_gq *blkg;
-	unsigned int want = 1;
-	int ret;
-
-	rcu_read_lock();
-	css_for_each_descendant_pre(pos, &blkcg->css)
-		hlist_for_each_entry_rcu(blkg, &css_to_blkcg(pos)->blkg_list,
-					 blkcg_node)
-			if (!q || blkg->q == q)
-				want++;
-	rcu_read_unlock();
-	ret = iostream_pool_fill(pool, want, GFP_KERNEL_ACCOUNT);
-	if (ret)
-		iostream_pool_free(pool);
-	return ret;
 }
 
 /**
  * iostream_update - recompute the effective sets below a changed setting
  * @blkcg: the cgroup whose setting changed
  * @q: the queue of the disk whose line changed, NULL for a default
- * @pool: the sets iostream_prepare() allocated; freed
  *
- * Walks @blkcg's subtree only, parents first.  A walk that runs short
- * (blkgs created between iostream_prepare() and the change of the
- * setting) starts over with more, keeping what the last one did; those
- * sets are allocated without failing, as the setting is already in force
- * and its subtree must follow it.  Each blkg's set is computed and
- * replaced under its disk's queue_lock, which is also where a new blkg
- * computes its own from its parent's, so concurrent updates and
- * creations leave every set computed from the latest settings.  @q is
- * only compared, never dereferenced: if the disk went away and its queue's
- * address was reused meanwhile, the walk recomputes the new disk's sets
- * for nothing, which is harmless.
+ * Walks @blkcg's subtree only, parents first, and recomputes the sets of
+ * its blkgs on @q's disk, or on every disk for a default.  Each blkg's set
+ * is computed and written in place under its disk's queue_lock, which is
+ * also where a new blkg computes its own from its parent's, so concurrent
+ * updates and creations leave every set computed from the latest
+ * settings.  Allocates nothing, so cannot fail: a setting in force is
+ * always followed by its subtree.  @q is only compared, never
+ * dereferenced: if the disk went away and its queue's address was reused
+ * meanwhile, the walk recomputes the new disk's sets for nothing, which is
+ * harmless.
  */
-static void iostream_update(struct blkcg *blkcg, struct request_queue *q,
-			    struct iostream_pool *pool)
+static void iostream_update(struct blkcg *blkcg, struct request_queue *q)
 {
-	for (;;) {
-		pool->short_by = 0;
-		if (iostream_walk(blkcg, q, pool))
-			break;
-		cond_resched();
-		iostream_pool_fill(pool, pool->short_by + 4,
-				   GFP_KERNEL_ACCOUNT | __GFP_NOFAIL);
+	struct cgroup_subsys_state *pos;
+	struct blkcg_gq *blkg;
+
+	rcu_read_lock();
+	css_for_each_descendant_pre(pos, &blkcg->css) {
+		hlist_for_each_entry_rcu(blkg, &css_to_blkcg(pos)->blkg_list,
+					 blkcg_node) {
+			if (!q || blkg->q == q)
+				iostream_update_blkg(blkg);
+		}
 	}
-	iostream_pool_free(pool);
+	rcu_read_unlock();
 }
 
 /*
@@ -613,15 +524,11 @@ static void iostream_pd_init(struct blkg_policy_data *pd)
 {
 	struct iostream_grp *grp = container_of(pd, struct iostream_grp, pd);
 	struct blkcg_gq *blkg = pd->blkg;
-	struct iostream_mask *m = grp->init;
+	struct iostream_mask next;
 
-	if (!m)
-		return;
 	rcu_read_lock();
-	if (!iostream_compute(blkg, blkg->q->limits.max_write_streams, m)) {
-		grp->init = NULL;
-		iostream_publish(grp, m);
-	}
+	if (!iostream_compute(blkg, blkg->q->limits.max_write_streams, &next))
+		iostream_publish(grp, &next);
 	rcu_read_unlock();
 }
 
@@ -650,8 +557,8 @@ static void iostream_cgroup_eff(struct blkcg *blkcg, struct request_queue *q,
 			break;
 		top = iostream_parent(top);
 	}
-	iostream_narrow(eff, grp ? iostream_grp_eff(grp) : &iostream_any, NULL,
-			max);
+	iostream_narrow(eff, grp ? iostream_grp_eff(grp, eff) : &iostream_any,
+			NULL, max);
 	/* Down from @top, one level at a time. */
 	while (top != blkcg) {
 		for (pos = blkcg; iostream_parent(pos) != top;
@@ -726,7 +633,7 @@ iostream_bio_eff_css(struct bio *bio, struct cgroup_subsys_state *css,
 		return &iostream_any;
 	grp = blkg_to_iostream(bio->bi_blkg);
 	if (likely(grp))
-		return iostream_grp_eff(grp);
+		return iostream_grp_eff(grp, buf);
 	iostream_cgroup_eff(bio->bi_blkg->blkcg, q, buf);
 	return buf;
 }
@@ -842,7 +749,7 @@ void blkcg_iostream_pinned(struct gendisk *disk, unsigned long *map,
 		grp = blkg_to_iostream(blkg);
 		if (!grp)
 			continue;
-		eff = iostream_grp_eff(grp);
+		eff = iostream_grp_eff_locked(grp);
 		if (eff->inherit)
 			continue;
 		for_each_set_bit(s, eff->map, nbits)
@@ -925,6 +832,12 @@ static void iostream_memcg_end(struct mem_cgroup *old,
 }
 
 /*
+ * The counters are statistics: their allocation gives up rather than
+ * push the cgroup into reclaim or its OOM killer, and says nothing.
+ */
+#define IOSTREAM_CTR_GFP	(GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN)
+
+/*
  * Counters for streams 0 to @nr - 1 of @blkg's cgroup on its disk, from
  * the work item, charged to the cgroup.
  */
@@ -939,17 +852,17 @@ static struct iostream_counters *iostream_ctr_alloc(struct blkcg_gq *blkg,
 	KUNIT_STATIC_STUB_REDIRECT(iostream_ctr_alloc, blkg, nr);
 
 	old = iostream_memcg_begin(blkg->blkcg, &css);
-	ctr = kzalloc_flex(*ctr, total, nr, GFP_KERNEL_ACCOUNT);
+	ctr = kvzalloc(struct_size(ctr, total, nr), IOSTREAM_CTR_GFP);
 	if (ctr) {
 		ctr->nr = nr;
 		ctr->pcpu = __alloc_percpu_gfp(struct_size_t(struct iostream_cpu_stat,
 							     stream, nr),
 					       __alignof__(struct iostream_cpu_stat),
-					       GFP_KERNEL_ACCOUNT);
+					       IOSTREAM_CTR_GFP);
 	}
 	iostream_memcg_end(old, css);
 	if (!ctr || !ctr->pcpu) {
-		kfree(ctr);
+		kvfree(ctr);
 		return NULL;
 	}
 	u64_stats_init(&ctr->syncp);
@@ -966,7 +879,7 @@ static void iostream_ctr_free(struct iostream_counters *ctr)
 {
 	if (ctr) {
 		free_percpu(ctr->pcpu);
-		kfree(ctr);
+		kvfree(ctr);
 	}
 }
 
@@ -978,6 +891,14 @@ static void iostream_rstat_updated(struct blkcg_gq *blkg)
 {
 	KUNIT_STATIC_STUB_REDIRECT(iostream_rstat_updated, blkg);
 	blkg_rstat_updated(blkg);
+}
+
+/* Under @grp's early_lock: an allocation of @grp's counters failed. */
+static void iostream_ctr_backoff(struct iostream_grp *grp)
+{
+	grp->ctr_retry = jiffies + (HZ << min_t(unsigned int, grp->ctr_fails, 6));
+	if (grp->ctr_fails < U8_MAX)
+		grp->ctr_fails++;
 }
 
 /*
@@ -1000,7 +921,7 @@ static bool iostream_ctr_install(struct iostream_grp *grp)
 	ctr = iostream_ctr_alloc(blkg, min(max, IOSTREAM_MAX) + 1);
 	spin_lock_irq(&grp->early_lock);
 	if (!ctr) {
-		grp->ctr_failed = jiffies ?: 1;
+		iostream_ctr_backoff(grp);
 		spin_unlock_irq(&grp->early_lock);
 		return false;
 	}
@@ -1014,11 +935,13 @@ static bool iostream_ctr_install(struct iostream_grp *grp)
 	ctr->fallback.sum.ios = grp->early_fallback;
 	grp->early_nr = 0;
 	grp->early_fallback = 0;
+	ctr->unpassed = counted;
+	grp->ctr_fails = 0;
 	/* Pairs with iostream_ctr(): readers see the counters initialized. */
 	smp_store_release(&grp->ctr, ctr);
 	spin_unlock_irq(&grp->early_lock);
 	/* Let the next flush pass the early counts to the parent. */
-	if (counted && blkg->parent) {
+	if (counted) {
 		preempt_disable();
 		iostream_rstat_updated(blkg);
 		preempt_enable();
@@ -1058,8 +981,10 @@ static void iostream_ctr_work_one(struct iostream_grp *grp)
 
 	spin_lock_irq(&grp->early_lock);
 	grp->ctr_queued = false;
-	if (!ok)
-		grp->ctr_failed = jiffies ?: 1;
+	if (ok)
+		grp->ctr_fails = 0;
+	else if (!iostream_ctr(grp))
+		iostream_ctr_backoff(grp);
 	spin_unlock_irq(&grp->early_lock);
 }
 
@@ -1110,7 +1035,7 @@ static void iostream_ctr_queue(struct iostream_grp *grp)
 static bool iostream_count_early(struct iostream_grp *grp, unsigned int s,
 				 unsigned int bytes, bool fallback)
 {
-	unsigned long flags, failed;
+	unsigned long flags;
 	unsigned int i;
 
 	spin_lock_irqsave(&grp->early_lock, flags);
@@ -1130,9 +1055,8 @@ static bool iostream_count_early(struct iostream_grp *grp, unsigned int s,
 	}
 	if (fallback)
 		grp->early_fallback++;
-	failed = grp->ctr_failed;
 	if (!grp->ctr_queued &&
-	    (!failed || !time_in_range(jiffies, failed, failed + HZ))) {
+	    (!grp->ctr_fails || time_after_eq(jiffies, grp->ctr_retry))) {
 		grp->ctr_queued = true;
 		iostream_ctr_queue(grp);
 	}
@@ -1177,8 +1101,11 @@ void blkcg_account_write_stream(struct bio *bio, bool fallback)
 	if (fallback)
 		u64_stats_inc(&c->fallback.ios);
 	u64_stats_update_end_irqrestore(&c->syncp, flags);
-	if (bio->bi_blkg->parent)
-		iostream_rstat_updated(bio->bi_blkg);
+	if (!READ_ONCE(c->dirty)) {
+		/* After the counts: see iostream_pd_flush(). */
+		smp_store_release(&c->dirty, 1);
+	}
+	iostream_rstat_updated(bio->bi_blkg);
 	put_cpu_ptr(ctr->pcpu);
 }
 
@@ -1220,7 +1147,8 @@ static void iostream_total_pass(struct iostream_total *t,
  * pd_flush_fn: fold @cpu's counts of @pd's cgroup into its totals, and
  * pass what the totals gained to the parent's.  Under blkg_stat_lock,
  * children before parents: a parent's totals hold its subtree's counts
- * once they are flushed.  O(streams of the disk).
+ * once they are flushed.  O(streams of the disk) where this CPU wrote or
+ * the totals gained counts, O(1) otherwise (a flush for reads only).
  */
 static void iostream_pd_flush(struct blkg_policy_data *pd, int cpu)
 {
@@ -1235,16 +1163,23 @@ static void iostream_pd_flush(struct blkg_policy_data *pd, int cpu)
 	if (!ctr)
 		return;
 	c = per_cpu_ptr(ctr->pcpu, cpu);
-	u64_stats_update_begin(&ctr->syncp);
-	for (i = 0; i < ctr->nr; i++)
-		iostream_pcpu_take(c, &c->stream[i], &ctr->total[i].sum);
-	iostream_pcpu_take(c, &c->fallback, &ctr->fallback.sum);
-	u64_stats_update_end(&ctr->syncp);
+	/*
+	 * Cleared before the counts are read, with a full barrier: a write
+	 * whose counts this flush does not see sets it again after.
+	 */
+	if (READ_ONCE(c->dirty) && xchg(&c->dirty, 0)) {
+		u64_stats_update_begin(&ctr->syncp);
+		for (i = 0; i < ctr->nr; i++)
+			iostream_pcpu_take(c, &c->stream[i], &ctr->total[i].sum);
+		iostream_pcpu_take(c, &c->fallback, &ctr->fallback.sum);
+		u64_stats_update_end(&ctr->syncp);
+		ctr->unpassed = true;
+	}
 
 	pgrp = parent ? blkg_to_iostream(parent) : NULL;
 	if (pgrp)
 		pctr = iostream_ctr(pgrp);
-	if (!pctr)
+	if (!pctr || !ctr->unpassed)
 		return;
 	/* A stream the parent's counters lack (the disk grew) is not passed. */
 	nr = min(ctr->nr, pctr->nr);
@@ -1255,15 +1190,15 @@ static void iostream_pd_flush(struct blkg_policy_data *pd, int cpu)
 		ctr->total[i].passed = ctr->total[i].sum;
 	iostream_total_pass(&ctr->fallback, &pctr->fallback.sum);
 	u64_stats_update_end(&pctr->syncp);
+	ctr->unpassed = false;
+	pctr->unpassed = true;
 }
 
 /*
  * What io.stat shows for @grp: the counts of streams @first to @first +
- * IOSTREAM_CHUNK - 1 into @sum, the fallbacks into @fallback.  Below the
- * root, the totals, which the flush of io.stat's read brought up to date.
- * The root's own writes are not flushed (rstat starts below the root): its
- * counters are added here, O(CPUs).  Before the counters exist, the early
- * slots.  Any context.
+ * IOSTREAM_CHUNK - 1 into @sum, the fallbacks into @fallback: the
+ * totals, which the flush of io.stat's read brought up to date, or the
+ * early slots before the counters exist.  Any context.
  */
 static void iostream_grp_sum(struct iostream_grp *grp, unsigned int first,
 			     struct iostream_count *sum, u64 *fallback)
@@ -1271,7 +1206,6 @@ static void iostream_grp_sum(struct iostream_grp *grp, unsigned int first,
 	struct iostream_counters *ctr = iostream_ctr(grp);
 	unsigned int i, end, seq, s;
 	unsigned long flags;
-	int cpu;
 
 	memset(sum, 0, IOSTREAM_CHUNK * sizeof(*sum));
 	*fallback = 0;
@@ -1297,20 +1231,6 @@ static void iostream_grp_sum(struct iostream_grp *grp, unsigned int first,
 			sum[i - first] = ctr->total[i].sum;
 		*fallback = ctr->fallback.sum.ios;
 	} while (u64_stats_fetch_retry(&ctr->syncp, seq));
-	if (grp->pd.blkg->parent)
-		return;
-	for_each_possible_cpu(cpu) {
-		struct iostream_cpu_stat *c = per_cpu_ptr(ctr->pcpu, cpu);
-		struct iostream_count n;
-
-		for (i = first; i < end; i++) {
-			iostream_pcpu_read(c, &c->stream[i], &n);
-			sum[i - first].bytes += n.bytes;
-			sum[i - first].ios += n.ios;
-		}
-		iostream_pcpu_read(c, &c->fallback, &n);
-		*fallback += n.ios;
-	}
 }
 
 /*
@@ -1367,28 +1287,20 @@ static struct blkg_policy_data *iostream_pd_alloc(struct gendisk *disk,
 	grp = kzalloc_node(sizeof(*grp), gfp, disk->node_id);
 	if (!grp)
 		return NULL;
+	seqcount_spinlock_init(&grp->eff_seq, &disk->queue->queue_lock);
 	/* Until iostream_pd_init(): what no setting gives. */
-	RCU_INIT_POINTER(grp->eff, &iostream_any);
+	grp->eff = iostream_any;
 	spin_lock_init(&grp->early_lock);
 	INIT_LIST_HEAD(&grp->ctr_node);
 	/* The counters come after the first counted write. */
-	grp->init = kmalloc_obj(*grp->init, gfp);
-	if (!grp->init) {
-		kfree(grp);
-		return NULL;
-	}
 	return &grp->pd;
 }
 
 static void iostream_grp_free_rcu(struct rcu_head *rcu)
 {
 	struct iostream_grp *grp = container_of(rcu, struct iostream_grp, rcu);
-	struct iostream_mask *eff = rcu_dereference_protected(grp->eff, true);
 
-	if (eff != &iostream_any)
-		kfree(eff);
 	kfree(rcu_dereference_protected(grp->set, true));
-	kfree(grp->init);
 	iostream_ctr_free(grp->ctr);
 	kfree(grp);
 }
@@ -1586,7 +1498,6 @@ static int iostream_new_setting(const char *buf, unsigned int max,
  */
 static ssize_t iostream_write_disk(struct blkcg *blkcg, char *buf)
 {
-	struct iostream_pool pool = { };
 	struct iostream_mask *m = NULL;
 	struct request_queue *q;
 	struct blkg_conf_ctx ctx;
@@ -1602,19 +1513,18 @@ static ssize_t iostream_write_disk(struct blkcg *blkcg, char *buf)
 	ret = iostream_new_setting(ctx.body, max, &m);
 	if (!ret && !max && m)
 		ret = -EINVAL;
-	if (!ret)
-		ret = iostream_prepare(blkcg, q, &pool);
 	if (ret)
+		goto close_bdev;
+	/* "default" where the policy is not active: there is no line. */
+	if (!m && !blkcg_policy_enabled(q, &blkcg_policy_iostream))
 		goto close_bdev;
 	/*
 	 * The policy was activated when the disk was added; a disk where
 	 * that failed has no io.stream (-EOPNOTSUPP).
 	 */
 	ret = blkg_conf_prep(blkcg, &blkcg_policy_iostream, &ctx);
-	if (ret) {
-		iostream_pool_free(&pool);
+	if (ret)
 		goto close_bdev;
-	}
 	iostream_set(&blkg_to_iostream(ctx.blkg)->set, m, &iostream_nr_pins);
 	m = NULL;
 	blkg_conf_unprep(&ctx);
@@ -1623,28 +1533,19 @@ close_bdev:
 	kfree(m);
 	/* Outside the queue's rq_qos_mutex: @q is only compared. */
 	if (!ret)
-		iostream_update(blkcg, q, &pool);
+		iostream_update(blkcg, q);
 	return ret;
 }
 
 /*
  * Replace @blkcg's default with @m (NULL for none) and recompute its
- * subtree, counting the setting in @pins.  On failure nothing changed
- * and @m is freed.
+ * subtree, counting the setting in @pins.
  */
-static int iostream_change_dfl(struct blkcg *blkcg, struct iostream_mask *m,
-			       atomic_t *pins)
+static void iostream_change_dfl(struct blkcg *blkcg, struct iostream_mask *m,
+				atomic_t *pins)
 {
-	struct iostream_pool pool = { };
-	int ret = iostream_prepare(blkcg, NULL, &pool);
-
-	if (ret) {
-		kfree(m);
-		return ret;
-	}
 	iostream_set(&blkcg_to_iostream(blkcg)->dfl, m, pins);
-	iostream_update(blkcg, NULL, &pool);
-	return 0;
+	iostream_update(blkcg, NULL);
 }
 
 static ssize_t iostream_write(struct kernfs_open_file *of, char *buf,
@@ -1665,7 +1566,7 @@ static ssize_t iostream_write(struct kernfs_open_file *of, char *buf,
 			p += 7;
 		ret = iostream_new_setting(p, IOSTREAM_MAX, &m);
 		if (!ret)
-			ret = iostream_change_dfl(blkcg, m, &iostream_nr_pins);
+			iostream_change_dfl(blkcg, m, &iostream_nr_pins);
 	}
 	iostream_sync_key();
 	return ret ?: nbytes;
@@ -1701,19 +1602,54 @@ static struct blkcg_policy blkcg_policy_iostream = {
  * blkcg_iostream_init_disk - give a new disk its io.stream state
  * @disk: disk being added
  *
- * Called from add_disk(), after the driver set the disk's limits: the
- * root cgroup's counters get a slot for each stream the disk has (an NVMe
- * namespace learns its streams only after its disk was allocated).  Does
- * nothing before the policy is registered.  The policy is never
- * deactivated on a live disk.
+ * Called from add_disk(), after the driver set the disk's limits (an
+ * NVMe namespace learns its streams only after its disk was allocated).
+ * Activates the policy, which freezes the queue and gives each of the
+ * disk's blkgs its policy data, only on a disk with streams: elsewhere
+ * there is nothing to place, nothing to count and no line to keep.  A
+ * disk that gains streams later has its cgroups' defaults applied (see
+ * iostream_cgroup_eff()) but takes no line of its own until it is added
+ * again.  Does nothing before the policy is registered.  The policy is
+ * never deactivated on a live disk.
  *
  * Return: 0, or the error of activating the policy on @disk.
  */
 int blkcg_iostream_init_disk(struct gendisk *disk)
 {
-	if (!iostream_registered)
+	if (!iostream_registered || !disk->queue->limits.max_write_streams)
 		return 0;
 	return blkcg_activate_policy(disk, &blkcg_policy_iostream);
+}
+
+/**
+ * blkcg_iostream_limits_changed - a disk's number of streams changed
+ * @q: the disk's queue
+ *
+ * Called by queue_limits_commit_update() when max_write_streams changed
+ * (a controller reset, a namespace rescan): the effective sets were
+ * computed against the old number, which drops the streams a disk lacks,
+ * so a default naming streams 9-12 on a disk that had 8 gave no stream.
+ * Recompute every set on the disk, parents first, in place.  O(blkgs of
+ * the disk) under its queue_lock, as activating a policy is.
+ */
+void blkcg_iostream_limits_changed(struct request_queue *q)
+{
+	unsigned int max = q->limits.max_write_streams;
+	struct iostream_mask next;
+	struct iostream_grp *grp;
+	struct blkcg_gq *blkg;
+
+	rcu_read_lock();
+	spin_lock_irq(&q->queue_lock);
+	/* blkg_create() adds a blkg at the head, after its parent. */
+	list_for_each_entry_reverse(blkg, &q->blkg_list, q_node) {
+		grp = blkg_to_iostream(blkg);
+		if (grp && !iostream_compute(blkg, max, &next) &&
+		    !iostream_same(&next, iostream_grp_eff_locked(grp)))
+			iostream_publish(grp, &next);
+	}
+	spin_unlock_irq(&q->queue_lock);
+	rcu_read_unlock();
 }
 
 static int __init iostream_init(void)

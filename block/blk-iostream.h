@@ -36,6 +36,7 @@ static inline int blkcg_write_stream(struct bio *bio)
 unsigned int blkcg_confine_write_stream(struct bio *bio, unsigned int stream);
 void blkcg_account_write_stream(struct bio *bio, bool fallback);
 int blkcg_iostream_init_disk(struct gendisk *disk);
+void blkcg_iostream_limits_changed(struct request_queue *q);
 #else
 /* No io.stream: no cgroup pins its writes. */
 static inline bool blkcg_may_pin(void)
@@ -61,6 +62,10 @@ static inline void blkcg_account_write_stream(struct bio *bio, bool fallback)
 static inline int blkcg_iostream_init_disk(struct gendisk *disk)
 {
 	return 0;
+}
+
+static inline void blkcg_iostream_limits_changed(struct request_queue *q)
+{
 }
 #endif
 

@@ -52,6 +52,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -740,7 +741,10 @@ out:
  * state of the policy and of those in shadow is torn down now, so that
  * their modules can go; bios still being submitted see no policy.  Takes
  * no lock that a store holds while it allocates or waits: only
- * elevator_lock, briefly.
+ * elevator_lock, briefly.  The policies' exit_disk runs in NOIO scope on
+ * every disk: del_gendisk() sets it only around a blk-mq queue's freeze,
+ * and a bio-based disk (device-mapper, the NVMe multipath head) has one
+ * too.
  */
 void blk_stream_disk_exit(struct gendisk *disk)
 {
@@ -748,6 +752,7 @@ void blk_stream_disk_exit(struct gendisk *disk)
 	struct blk_stream_active *act = NULL;
 	struct blk_stream_shadow *sh = NULL;
 	struct blk_stream_disk *sd;
+	unsigned int noio;
 
 	WARN_ON_ONCE(!test_bit(GD_DEAD, &disk->state));
 	mutex_lock(&q->elevator_lock);
@@ -764,10 +769,12 @@ void blk_stream_disk_exit(struct gendisk *disk)
 	if (!act && !sh)
 		return;
 	synchronize_rcu();
+	noio = memalloc_noio_save();
 	if (act)
 		blk_stream_active_free(disk, act, true);
 	if (sh)
 		blk_stream_shadow_free(disk, sh, 0, true);
+	memalloc_noio_restore(noio);
 }
 
 /**

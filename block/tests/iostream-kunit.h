@@ -212,16 +212,11 @@ struct iostream_test_chain {
 static void iostream_test_release(void *data)
 {
 	struct iostream_test_chain *ch = data;
-	struct iostream_mask *eff;
 	unsigned int i;
 
 	for (i = 0; i < 3; i++) {
-		eff = rcu_dereference_protected(ch->grp[i].eff, true);
-		if (eff != &iostream_any)
-			kfree_rcu(eff, rcu);
 		kfree_rcu(rcu_dereference_protected(ch->grp[i].set, true), rcu);
 		kfree_rcu(rcu_dereference_protected(ch->isc[i].dfl, true), rcu);
-		kfree(ch->grp[i].init);
 		iostream_ctr_free(ch->grp[i].ctr);
 	}
 	iostream_ctr_free(ch->root_grp.ctr);
@@ -231,10 +226,7 @@ static void iostream_test_release(void *data)
 static void iostream_test_update(struct kunit *test,
 				 struct iostream_test_chain *ch)
 {
-	struct iostream_pool pool = { };
-
-	KUNIT_ASSERT_EQ(test, iostream_prepare(&ch->blkcg[0], ch->q, &pool), 0);
-	iostream_update(&ch->blkcg[0], ch->q, &pool);
+	iostream_update(&ch->blkcg[0], ch->q);
 }
 
 /*
@@ -245,12 +237,9 @@ static void iostream_test_update(struct kunit *test,
 static void iostream_test_create(struct kunit *test,
 				 struct iostream_test_chain *ch, unsigned int i)
 {
-	struct iostream_grp *grp = &ch->grp[i];
-
-	grp->init = kmalloc_obj(*grp->init, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, grp->init);
 	spin_lock_irq(&ch->q->queue_lock);
-	iostream_pd_init(&grp->pd);
+	iostream_pd_init(&ch->grp[i].pd);
+	list_add(&ch->blkg[i + 1].q_node, &ch->q->blkg_list);
 	hlist_add_head_rcu(&ch->blkg[i + 1].blkcg_node,
 			   &ch->blkcg[i].blkg_list);
 	rcu_assign_pointer(ch->blkcg[i].blkg_hint, &ch->blkg[i + 1]);
@@ -281,16 +270,20 @@ iostream_test_chain_n(struct kunit *test, unsigned int nr_blkgs)
 	spin_lock_init(&ch->q->queue_lock);
 	ch->q->limits.max_write_streams = 8;
 	ch->q->root_blkg = &ch->blkg[0];
+	INIT_LIST_HEAD(&ch->q->blkg_list);
+	list_add(&ch->blkg[0].q_node, &ch->q->blkg_list);
 	ch->bdev->bd_queue = ch->q;
 	ch->blkg[0].blkcg = &blkcg_root;
 	ch->blkg[0].q = ch->q;
 	ch->blkg[0].pd[plid] = &ch->root_grp.pd;
 	ch->root_grp.pd.blkg = &ch->blkg[0];
-	RCU_INIT_POINTER(ch->root_grp.eff, &iostream_any);
+	seqcount_spinlock_init(&ch->root_grp.eff_seq, &ch->q->queue_lock);
+	ch->root_grp.eff = iostream_any;
 	spin_lock_init(&ch->root_grp.early_lock);
 	INIT_LIST_HEAD(&ch->root_grp.ctr_node);
 	for (i = 0; i < 3; i++) {
-		RCU_INIT_POINTER(ch->grp[i].eff, &iostream_any);
+		seqcount_spinlock_init(&ch->grp[i].eff_seq, &ch->q->queue_lock);
+		ch->grp[i].eff = iostream_any;
 		spin_lock_init(&ch->grp[i].early_lock);
 		INIT_LIST_HEAD(&ch->grp[i].ctr_node);
 		ch->grp[i].pd.blkg = &ch->blkg[i + 1];
@@ -354,9 +347,9 @@ static void iostream_test_unset(struct kunit *test,
 static void iostream_test_eff(struct iostream_test_chain *ch, unsigned int i,
 			      char *out)
 {
-	rcu_read_lock();
-	iostream_test_print(iostream_grp_eff(&ch->grp[i]), out);
-	rcu_read_unlock();
+	struct iostream_mask buf;
+
+	iostream_test_print(iostream_grp_eff(&ch->grp[i], &buf), out);
 }
 
 /* A write of the chain's lowest cgroup to its disk. */
@@ -402,8 +395,8 @@ static void iostream_test_effective(struct kunit *test)
 static void iostream_test_recompute(struct kunit *test)
 {
 	struct iostream_test_chain *ch = iostream_test_chain(test);
-	const struct iostream_mask *eff;
 	char out[KUNIT_PARAM_DESC_SIZE];
+	unsigned int seq;
 	struct bio bio;
 
 	iostream_test_bio(ch, &bio, 3);
@@ -414,10 +407,10 @@ static void iostream_test_recompute(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), 4);
 
 	/* The parent moves away from the child's stream: the child follows. */
-	eff = rcu_access_pointer(ch->grp[2].eff);
+	seq = raw_read_seqcount(&ch->grp[2].eff_seq);
 	iostream_test_set(test, ch, 0, "5-6", NULL);
-	/* A new object is published, the old one is never written. */
-	KUNIT_EXPECT_PTR_NE(test, rcu_access_pointer(ch->grp[2].eff), eff);
+	/* Rewritten in place, inside the seqcount. */
+	KUNIT_EXPECT_EQ(test, raw_read_seqcount(&ch->grp[2].eff_seq), seq + 2);
 	iostream_test_eff(ch, 1, out);
 	KUNIT_EXPECT_STREQ(test, out, "5-6");
 	iostream_test_eff(ch, 2, out);
@@ -426,9 +419,9 @@ static void iostream_test_recompute(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, blkcg_confine_write_stream(&bio, 4), 5);
 
 	/* An update that changes nothing publishes nothing. */
-	eff = rcu_access_pointer(ch->grp[2].eff);
+	seq = raw_read_seqcount(&ch->grp[2].eff_seq);
 	iostream_test_update(test, ch);
-	KUNIT_EXPECT_PTR_EQ(test, rcu_access_pointer(ch->grp[2].eff), eff);
+	KUNIT_EXPECT_EQ(test, raw_read_seqcount(&ch->grp[2].eff_seq), seq);
 
 	/* The parent lets go: the child's own setting is all there is. */
 	iostream_test_set(test, ch, 0, NULL, NULL);
@@ -554,62 +547,6 @@ static void iostream_test_root_charged(struct kunit *test)
 }
 
 /*
- * A write of io.stream charged to the writer's memory cgroup: the first
- * allocation fails, as GFP_KERNEL_ACCOUNT may.
- */
-static int iostream_test_fill_enomem(struct iostream_pool *pool,
-				     unsigned int want, gfp_t gfp)
-{
-	return -ENOMEM;
-}
-
-/*
- * A write of io.stream that fails with -ENOMEM changes nothing: not the
- * setting, not the effective sets below it.  Replacing the setting before
- * allocating would leave the new setting shown and the subtree computed
- * from the old one, a child pinned outside its parent's new set.
- */
-static void iostream_test_enomem(struct kunit *test)
-{
-	struct iostream_test_chain *ch = iostream_test_chain(test);
-	char out[KUNIT_PARAM_DESC_SIZE];
-	struct iostream_mask *m;
-	struct bio bio;
-
-	iostream_test_set(test, ch, 0, NULL, "3-4");
-	iostream_test_set(test, ch, 1, "4", NULL);
-	iostream_test_bio(ch, &bio, 3);
-
-	/* The operator narrows the top's default to 3: -ENOMEM. */
-	KUNIT_ASSERT_EQ(test, iostream_new_setting("3", 255, &m), 0);
-	kunit_activate_static_stub(test, iostream_pool_fill,
-				   iostream_test_fill_enomem);
-	KUNIT_EXPECT_EQ(test, iostream_change_dfl(&ch->blkcg[0], m, &ch->pins),
-			-ENOMEM);
-	kunit_deactivate_static_stub(test, iostream_pool_fill);
-	rcu_read_lock();
-	iostream_test_print(rcu_dereference(ch->isc[0].dfl), out);
-	rcu_read_unlock();
-	KUNIT_EXPECT_STREQ(test, out, "3-4");
-	iostream_test_eff(ch, 0, out);
-	KUNIT_EXPECT_STREQ(test, out, "3-4");
-	iostream_test_eff(ch, 2, out);
-	KUNIT_EXPECT_STREQ(test, out, "4");
-	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), 4);
-
-	/* With memory, the same write narrows the whole subtree. */
-	KUNIT_ASSERT_EQ(test, iostream_new_setting("3", 255, &m), 0);
-	KUNIT_EXPECT_EQ(test, iostream_change_dfl(&ch->blkcg[0], m, &ch->pins),
-			0);
-	iostream_test_eff(ch, 0, out);
-	KUNIT_EXPECT_STREQ(test, out, "3");
-	iostream_test_eff(ch, 2, out);
-	KUNIT_EXPECT_STREQ(test, out, "3");
-	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), 3);
-	iostream_test_unset(test, ch);
-}
-
-/*
  * A write of a task whose cgroup's blkg could not be allocated is charged
  * to the nearest ancestor with one, which may confine less, or nothing:
  * the submitter's own set confines it, never the ancestor's.
@@ -702,13 +639,50 @@ static void iostream_test_recompute_one(struct kunit *test,
 {
 	struct iostream_grp *grp = blkg_to_iostream(blkg);
 	unsigned int max = blkg->q->limits.max_write_streams;
-	struct iostream_mask *m = kmalloc_obj(*m, GFP_KERNEL);
+	struct iostream_mask m;
 
-	KUNIT_ASSERT_NOT_NULL(test, m);
 	rcu_read_lock();
-	KUNIT_EXPECT_EQ(test, iostream_compute(blkg, max, m), 0);
-	iostream_publish(grp, m);
+	spin_lock_irq(&blkg->q->queue_lock);
+	KUNIT_EXPECT_EQ(test, iostream_compute(blkg, max, &m), 0);
+	iostream_publish(grp, &m);
+	spin_unlock_irq(&blkg->q->queue_lock);
 	rcu_read_unlock();
+}
+
+/*
+ * The sets follow a change of the disk's number of streams: a default
+ * naming streams 9-12, written for a larger disk, gives no stream on a
+ * disk with 8 and those streams once the disk has 12; they go again
+ * when it has 8.
+ */
+static void iostream_test_limits_changed(struct kunit *test)
+{
+	struct iostream_test_chain *ch = iostream_test_chain(test);
+	char out[KUNIT_PARAM_DESC_SIZE];
+	struct iostream_mask *m;
+	struct bio bio;
+
+	iostream_test_bio(ch, &bio, 3);
+	KUNIT_ASSERT_EQ(test, iostream_new_setting("9-12", 255, &m), 0);
+	iostream_change_dfl(&ch->blkcg[0], m, &ch->pins);
+	iostream_test_eff(ch, 2, out);
+	KUNIT_EXPECT_STREQ(test, out, "0");
+	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), 0);
+
+	ch->q->limits.max_write_streams = 12;
+	blkcg_iostream_limits_changed(ch->q);
+	iostream_test_eff(ch, 0, out);
+	KUNIT_EXPECT_STREQ(test, out, "9-12");
+	iostream_test_eff(ch, 2, out);
+	KUNIT_EXPECT_STREQ(test, out, "9-12");
+	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), BLKCG_STREAM_BUDGET);
+
+	ch->q->limits.max_write_streams = 8;
+	blkcg_iostream_limits_changed(ch->q);
+	iostream_test_eff(ch, 2, out);
+	KUNIT_EXPECT_STREQ(test, out, "0");
+	iostream_change_dfl(&ch->blkcg[0], NULL, &ch->pins);
+	iostream_test_unset(test, ch);
 }
 
 /* A write of @bytes on @stream by level @level of @ch, counted. */
@@ -778,8 +752,8 @@ static void iostream_test_install(struct kunit *test,
 }
 
 /*
- * rstat's flush of every CPU, children first, as an io.stat read or a
- * blkg's release does; the root's own counters are not flushed.
+ * rstat's flush of every CPU, children first, the root last, as an
+ * io.stat read or a blkg's release does.
  */
 static void iostream_test_flush(struct iostream_test_chain *ch)
 {
@@ -788,9 +762,11 @@ static void iostream_test_flush(struct iostream_test_chain *ch)
 
 	rcu_read_lock();
 	local_irq_disable();
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		for (i = 3; i > 0; i--)
 			iostream_pd_flush(&ch->grp[i - 1].pd, cpu);
+		iostream_pd_flush(&ch->root_grp.pd, cpu);
+	}
 	local_irq_enable();
 	rcu_read_unlock();
 }
@@ -856,8 +832,9 @@ static void iostream_test_stat_early(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, out,
 			   " stream0.wbytes=512 stream0.wios=1 stream3.wbytes=12288 stream3.wios=2 stream8.wbytes=4096 stream8.wios=1");
 
-	/* The root's own writes are summed at the read, not flushed. */
+	/* The root's own writes are flushed too. */
 	iostream_test_write(ch, 0, 8, 1);
+	iostream_test_flush(ch);
 	iostream_test_stat(test, ch, 0, out, sizeof(out));
 	KUNIT_EXPECT_STREQ(test, out,
 			   " stream0.wbytes=512 stream0.wios=1 stream3.wbytes=12288 stream3.wios=2 stream8.wbytes=4097 stream8.wios=2");
@@ -895,8 +872,8 @@ static void iostream_test_stat_alloc_fails(struct kunit *test)
 	iostream_test_write(ch, 3, 3, 4096);
 	iostream_test_install(test, ch, 3);
 	KUNIT_EXPECT_NULL(test, ch->grp[2].ctr);
-	KUNIT_EXPECT_NE(test, ch->root_grp.ctr_failed, 0UL);
-	KUNIT_EXPECT_NE(test, ch->grp[2].ctr_failed, 0UL);
+	KUNIT_EXPECT_EQ(test, ch->root_grp.ctr_fails, 1);
+	KUNIT_EXPECT_EQ(test, ch->grp[2].ctr_fails, 1);
 	iostream_test_bio(ch, &bio, 3);
 	KUNIT_EXPECT_EQ(test, __blkcg_write_stream(&bio), 3);
 	iostream_test_stat(test, ch, 3, out, sizeof(out));
@@ -911,16 +888,25 @@ static void iostream_test_stat_alloc_fails(struct kunit *test)
 	iostream_test_write(ch, 3, 4, 1);
 	iostream_test_write(ch, 3, 5, 1);
 
-	/* Memory is back; a second later a write asks again. */
+	/* A second later a write asks again; a second failure waits two. */
+	ch->grp[2].ctr_retry = jiffies - 1;
+	iostream_test_write(ch, 3, 3, 4096);
+	iostream_test_install(test, ch, 3);
+	KUNIT_EXPECT_EQ(test, ch->grp[2].ctr_fails, 2);
+	KUNIT_EXPECT_TRUE(test, time_after(ch->grp[2].ctr_retry,
+					   jiffies + HZ + HZ / 2));
+
+	/* Memory is back: the next try gets the counters. */
 	kunit_deactivate_static_stub(test, iostream_ctr_alloc);
-	ch->grp[2].ctr_failed = jiffies - 2 * HZ ?: 1;
+	ch->grp[2].ctr_retry = jiffies - 1;
 	iostream_test_write(ch, 3, 3, 4096);
 	iostream_test_install(test, ch, 3);
 	KUNIT_EXPECT_NOT_NULL(test, ch->grp[2].ctr);
+	KUNIT_EXPECT_EQ(test, ch->grp[2].ctr_fails, 0);
 	iostream_test_flush(ch);
 	iostream_test_stat(test, ch, 1, out, sizeof(out));
 	KUNIT_EXPECT_STREQ(test, out,
-			   " stream1.wbytes=1 stream1.wios=1 stream2.wbytes=1 stream2.wios=1 stream3.wbytes=12288 stream3.wios=3 stream4.wbytes=1 stream4.wios=1");
+			   " stream1.wbytes=1 stream1.wios=1 stream2.wbytes=1 stream2.wios=1 stream3.wbytes=16384 stream3.wios=4 stream4.wbytes=1 stream4.wios=1");
 	iostream_test_unset(test, ch);
 }
 
@@ -967,10 +953,10 @@ static struct kunit_case iostream_test_cases[] = {
 	KUNIT_CASE(iostream_test_recompute),
 	KUNIT_CASE(iostream_test_create_during_update),
 	KUNIT_CASE(iostream_test_root_charged),
-	KUNIT_CASE(iostream_test_enomem),
 	KUNIT_CASE(iostream_test_ancestor_charged),
 	KUNIT_CASE(iostream_test_no_policy),
 	KUNIT_CASE(iostream_test_set_counts_pins),
+	KUNIT_CASE(iostream_test_limits_changed),
 	KUNIT_CASE(iostream_test_stat_early),
 	KUNIT_CASE(iostream_test_stat_alloc_fails),
 	KUNIT_CASE(iostream_test_stat_once),

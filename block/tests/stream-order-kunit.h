@@ -216,7 +216,7 @@ static void stream_order_test(struct kunit *test)
 {
 	const struct order_case *c = test->param_value;
 	struct gendisk *disk = order_disk(test);
-	struct iostream_grp grp = { .eff = RCU_INITIALIZER(&iostream_any) };
+	struct iostream_grp grp = { .eff = iostream_any };
 	struct iostream_mask *m = NULL;
 	struct blkcg_gq child = {};
 	enum write_kind fs_kind = c->kind ?: WRITE_KIND_JOURNAL;
@@ -232,6 +232,7 @@ static void stream_order_test(struct kunit *test)
 	child.q = disk->queue;
 	child.pd[blkcg_policy_iostream.plid] = &grp.pd;
 	grp.pd.blkg = &child;
+	seqcount_spinlock_init(&grp.eff_seq, &disk->queue->queue_lock);
 	spin_lock_init(&grp.early_lock);
 	INIT_LIST_HEAD(&grp.ctr_node);
 	/* The decision counts the write: no work item for a fake blkg. */
@@ -282,9 +283,6 @@ static void stream_order_test(struct kunit *test)
 		bdev_set_kind_stream(disk->part0, fs_kind, 0);
 	iostream_set(&grp.set, NULL, &iostream_nr_pins);
 	synchronize_rcu();
-	m = rcu_dereference_protected(grp.eff, true);
-	if (m != &iostream_any)
-		kfree(m);
 	order_put_disk(disk);
 }
 

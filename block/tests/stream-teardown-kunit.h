@@ -34,6 +34,7 @@ struct teardown_keys {
 static struct {
 	unsigned int inits;
 	unsigned int exits;
+	unsigned int noio_exits;	/* exits in NOIO scope */
 	unsigned int calls;
 	unsigned int delete_on;	/* the set-up call that deletes, 0 none */
 } teardown_count;
@@ -65,6 +66,8 @@ static int teardown_pol_init(struct gendisk *disk, void **data)
 static void teardown_pol_exit(struct gendisk *disk, void *data)
 {
 	teardown_count.exits++;
+	if (current->flags & PF_MEMALLOC_NOIO)
+		teardown_count.noio_exits++;
 }
 
 static unsigned int teardown_pol_decide(struct gendisk *disk, void *data,
@@ -158,7 +161,10 @@ static void stream_teardown_test_fresh(struct kunit *test)
 	teardown_check(test, disk, &keys);
 }
 
-/* Set before: taken off by the deletion, and not set again after it. */
+/*
+ * Set before: taken off by the deletion, in NOIO scope, and not set again
+ * after it.
+ */
 static void stream_teardown_test_set(struct kunit *test)
 {
 	struct teardown_keys keys;
@@ -168,6 +174,11 @@ static void stream_teardown_test_set(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, blk_stream_shadow_store(disk, "kunit-b", 9), 9);
 	teardown_delete(disk);
 	KUNIT_EXPECT_EQ(test, teardown_count.exits, 2);
+	/*
+	 * In NOIO scope, although this disk is bio-based, for which
+	 * del_gendisk() sets none: exit_disk may flush allocating work.
+	 */
+	KUNIT_EXPECT_EQ(test, teardown_count.noio_exits, 2);
 	KUNIT_EXPECT_EQ(test, blk_stream_policy_store(disk, "kunit-a", 9),
 			-ENODEV);
 	KUNIT_EXPECT_EQ(test, blk_stream_shadow_store(disk, "kunit-b", 9),

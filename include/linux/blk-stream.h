@@ -60,10 +60,10 @@ struct module;
  * @exit_disk: optional; tear down the state set up by @init_disk or
  *	@init_shadow.  Called after an RCU grace period: no @decide call for
  *	the disk is running.  It may run from del_gendisk(), once the disk
- *	is marked dead and its queue's freeze has begun (in NOIO context
- *	only for blk-mq disks, not for bio-based ones such as device-mapper
- *	or the NVMe multipath head), so it must not wait for I/O to the
- *	disk, nor for work that may; and, for another instance on the same
+ *	is marked dead and its queue's freeze has begun, in NOIO scope, so
+ *	it must not wait for I/O to the disk, nor for work that may: work it
+ *	flushes or cancels must allocate in NOIO scope too
+ *	(memalloc_noio_save()); and, for another instance on the same
  *	disk, at the same time as @init_disk or @init_shadow, since
  *	del_gendisk() does not wait for a change of the disk's policies in
  *	progress.

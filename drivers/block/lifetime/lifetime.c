@@ -60,6 +60,7 @@
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/mm.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -1939,9 +1940,8 @@ static void lt_snap_labels(struct lt_disk *ld, struct lt_label *snap, u64 *key,
 	}
 }
 
-static void lt_workfn(struct work_struct *work)
+static void lt_plan_work(struct lt_disk *ld)
 {
-	struct lt_disk *ld = container_of(work, struct lt_disk, work);
 	struct lt_plan_input in = { };
 	struct lt_installed *cur;
 	const char *reason = NULL;
@@ -2031,6 +2031,18 @@ static void lt_workfn(struct work_struct *work)
 	lt_install(ld, reason);
 out:
 	mutex_unlock(&ld->plan_mutex);
+}
+
+/*
+ * The policy's exit_disk cancels this work inside the disk's freeze, so
+ * its allocations must not wait for I/O: NOIO scope.
+ */
+static void lt_workfn(struct work_struct *work)
+{
+	unsigned int noio = memalloc_noio_save();
+
+	lt_plan_work(container_of(work, struct lt_disk, work));
+	memalloc_noio_restore(noio);
 }
 
 /* --- sysfs: settings ------------------------------------------------- */

@@ -46,6 +46,7 @@
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
 #include <linux/seq_file.h>
 #include <linux/seqlock.h>
 #include <linux/spinlock.h>
@@ -265,12 +266,19 @@ static void lt_gen_add_work(struct work_struct *work)
 {
 	struct lt_gen_sb *w = container_of(work, struct lt_gen_sb, work);
 	struct super_block *sb = w->sb;
+	unsigned int noio;
 
+	/*
+	 * The policy's exit_disk flushes this work inside the disk's
+	 * freeze: the mark's allocations must not wait for I/O.
+	 */
+	noio = memalloc_noio_save();
 	/* Generations turned off since the watch was asked for: no mark. */
 	if ((!READ_ONCE(generations) ||
 	     fsnotify_add_mark(&w->mark, sb, FSNOTIFY_OBJ_TYPE_SB, 0)) &&
 	    lt_gen_unlist(w))
 		fsnotify_put_mark(&w->mark);
+	memalloc_noio_restore(noio);
 	deactivate_super(sb);
 }
 

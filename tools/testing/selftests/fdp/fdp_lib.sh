@@ -50,6 +50,43 @@ fdp_named_disk() {
 	q=/sys/block/$disk/queue
 }
 
+# fdp_nvme_ctrl: the NVMe controller of $disk, for the tests that unplug
+# it: $ctrl (its sysfs directory), $pci (its PCI device), $pcifn (the
+# PCI function's name), $serial and $nsid (the namespace's), each empty
+# where not found.
+fdp_nvme_ctrl() {
+	local c
+
+	ctrl=
+	for c in /sys/class/nvme/nvme*; do
+		ls "$c" "$c"/*/ 2>/dev/null |
+			grep -q "^${disk}\$\|^${disk%n*}c[0-9]*n${disk##*n}\$" &&
+			{ ctrl=$c; break; }
+	done
+	pci=$(readlink -f "$ctrl/device" 2>/dev/null)
+	pcifn=${pci##*/}
+	serial=$(tr -d ' ' <"$ctrl/serial" 2>/dev/null)
+	nsid=$(cat /sys/block/$disk/nsid 2>/dev/null)
+}
+
+# fdp_same_disk: the disk of namespace $nsid on the controller with
+# $serial, which may come back under another name after a hot plug.
+fdp_same_disk() {
+	local c d
+
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(tr -d ' ' <"$c/serial" 2>/dev/null)" = "$serial" ] || continue
+		# nvmeXnZ, or nvmeXcYnZ: a path of the multipath disk nvmeXnZ
+		for d in "$c"/nvme*n*; do
+			d=${d##*/}
+			case $d in nvme*c*n*) d=${d%%c*}n${d##*n} ;; esac
+			[ "$(cat "/sys/block/$d/nsid" 2>/dev/null)" = "$nsid" ] &&
+				[ -b /dev/$d ] && { echo "$d"; return 0; }
+		done
+	done
+	return 1
+}
+
 # The lifetime policy, or a reason in $why: 0 if it is there, 4
 # (KSFT_SKIP) if it is not available here, 1 if it is there but does not
 # load.

@@ -604,32 +604,7 @@ churn_test
 # and come back, synced data must be intact, only I/O after the removal
 # may fail, the kernel must log no warning, and the disk that comes back
 # must take the policy again, with nothing in shadow.
-ctrl=
-for c in /sys/class/nvme/nvme*; do
-	ls "$c" "$c"/*/ 2>/dev/null | grep -q "^${disk}\$\|^${disk%n*}c[0-9]*n${disk##*n}\$" &&
-		{ ctrl=$c; break; }
-done
-pci=$(readlink -f "$ctrl/device" 2>/dev/null)
-pcifn=${pci##*/}
-serial=$(tr -d ' ' <"$ctrl/serial" 2>/dev/null)
-nsid=$(cat /sys/block/$disk/nsid 2>/dev/null)
-
-# The disk of the same namespace on the same controller (by serial), which
-# may come back under another name.
-same_disk() {
-	local c d
-	for c in /sys/class/nvme/nvme*; do
-		[ "$(tr -d ' ' <"$c/serial" 2>/dev/null)" = "$serial" ] || continue
-		# nvmeXnZ, or nvmeXcYnZ: a path of the multipath disk nvmeXnZ
-		for d in "$c"/nvme*n*; do
-			d=${d##*/}
-			case $d in nvme*c*n*) d=${d%%c*}n${d##*n} ;; esac
-			[ "$(cat "/sys/block/$d/nsid" 2>/dev/null)" = "$nsid" ] &&
-				{ echo "$d"; return 0; }
-		done
-	done
-	return 1
-}
+fdp_nvme_ctrl
 
 # Ask vm-run's QMP agent for "del" or "add" of the controller (its QEMU
 # id is its serial) and wait for the answer.
@@ -693,7 +668,7 @@ elif [ -n "$how" ]; then
 	back=
 	if replug; then
 		for i in $(seq 1 150); do
-			back=$(same_disk) && [ -e /dev/$back ] && break
+			back=$(fdp_same_disk) && [ -e /dev/$back ] && break
 			back=
 			sleep 0.2
 		done

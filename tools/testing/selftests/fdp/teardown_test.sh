@@ -70,15 +70,7 @@ case $? in
 *) ktap_exit_fail_msg "$why" ;;
 esac
 
-ctrl=
-for c in /sys/class/nvme/nvme*; do
-	ls "$c" "$c"/*/ 2>/dev/null | grep -q "^${disk}\$\|^${disk%n*}c[0-9]*n${disk##*n}\$" &&
-		{ ctrl=$c; break; }
-done
-pci=$(readlink -f "$ctrl/device" 2>/dev/null)
-pcifn=${pci##*/}
-serial=$(tr -d ' ' <"$ctrl/serial" 2>/dev/null)
-nsid=$(cat /sys/block/$disk/nsid 2>/dev/null)
+fdp_nvme_ctrl
 if [ -z "${FDP_TEST_HOTPLUG:-}" ]; then
 	skip_all "set FDP_TEST_HOTPLUG=${pcifn:-PCI_FUNCTION} to let the test" \
 		"remove and rescan $disk's controller, and every namespace on it"
@@ -102,22 +94,6 @@ elif ! grep -q 'debug_locks: *1' /proc/lockdep_stats; then
 fi
 tmp=$(mktemp -d) || ktap_exit_fail_msg "mktemp failed"
 ktap_set_plan 7
-
-# The disk of the same namespace on the same controller (by serial): it
-# may come back under another name.
-find_disk() {
-	local c d
-	for c in /sys/class/nvme/nvme*; do
-		[ "$(tr -d ' ' <"$c/serial" 2>/dev/null)" = "$serial" ] || continue
-		for d in "$c"/nvme*n*; do
-			d=${d##*/}
-			case $d in nvme*c*n*) d=${d%%c*}n${d##*n} ;; esac
-			[ "$(cat "/sys/block/$d/nsid" 2>/dev/null)" = "$nsid" ] &&
-				[ -b /dev/$d ] && { echo "$d"; return 0; }
-		done
-	done
-	return 1
-}
 
 # Whether a write from a new cgroup to the disk counts a stream in
 # io.stat, that is whether the decision point places.
@@ -249,7 +225,7 @@ while [ $SECONDS -lt $end ]; do
 	for i in $(seq 1 300); do
 		# Once more after 30 s: a loaded host may be slow to probe.
 		[ $((i % 150)) = 1 ] && echo 1 >/sys/bus/pci/rescan
-		new=$(find_disk) && break
+		new=$(fdp_same_disk) && break
 		sleep 0.2
 	done
 	if [ -z "$new" ]; then
