@@ -883,16 +883,6 @@ static void iostream_ctr_free(struct iostream_counters *ctr)
 	}
 }
 
-/*
- * Tell rstat that this CPU's counters of @blkg changed.  Preemption
- * disabled.
- */
-static void iostream_rstat_updated(struct blkcg_gq *blkg)
-{
-	KUNIT_STATIC_STUB_REDIRECT(iostream_rstat_updated, blkg);
-	blkg_rstat_updated(blkg);
-}
-
 /* Under @grp's early_lock: an allocation of @grp's counters failed. */
 static void iostream_ctr_backoff(struct iostream_grp *grp)
 {
@@ -943,7 +933,7 @@ static bool iostream_ctr_install(struct iostream_grp *grp)
 	/* Let the next flush pass the early counts to the parent. */
 	if (counted) {
 		preempt_disable();
-		iostream_rstat_updated(blkg);
+		blkg_rstat_updated(blkg);
 		preempt_enable();
 	}
 	return true;
@@ -1032,7 +1022,8 @@ static void iostream_ctr_queue(struct iostream_grp *grp)
  *
  * Return: false if the counters came meanwhile.
  */
-static bool iostream_count_early(struct iostream_grp *grp, unsigned int s,
+static noinline bool iostream_count_early(struct iostream_grp *grp,
+					  unsigned int s,
 				 unsigned int bytes, bool fallback)
 {
 	unsigned long flags;
@@ -1101,11 +1092,9 @@ void blkcg_account_write_stream(struct bio *bio, bool fallback)
 	if (fallback)
 		u64_stats_inc(&c->fallback.ios);
 	u64_stats_update_end_irqrestore(&c->syncp, flags);
-	if (!READ_ONCE(c->dirty)) {
-		/* After the counts: see iostream_pd_flush(). */
-		smp_store_release(&c->dirty, 1);
-	}
-	iostream_rstat_updated(bio->bi_blkg);
+	/* After the counts: see iostream_pd_flush(). */
+	smp_store_release(&c->dirty, 1);
+	blkg_rstat_updated(bio->bi_blkg);
 	put_cpu_ptr(ctr->pcpu);
 }
 
@@ -1164,10 +1153,12 @@ static void iostream_pd_flush(struct blkg_policy_data *pd, int cpu)
 		return;
 	c = per_cpu_ptr(ctr->pcpu, cpu);
 	/*
-	 * Cleared before the counts are read, with a full barrier: a write
-	 * whose counts this flush does not see sets it again after.
+	 * Cleared before the counts are read, with a full barrier, which
+	 * also orders them after the flush's clearing of the blkg's lqueued
+	 * (blkg_rstat_updated()): a write whose counts this flush does not
+	 * see sets @dirty again after, and queues the blkg again.
 	 */
-	if (READ_ONCE(c->dirty) && xchg(&c->dirty, 0)) {
+	if (xchg(&c->dirty, 0)) {
 		u64_stats_update_begin(&ctr->syncp);
 		for (i = 0; i < ctr->nr; i++)
 			iostream_pcpu_take(c, &c->stream[i], &ctr->total[i].sum);

@@ -247,6 +247,32 @@ static void iostream_test_create(struct kunit *test,
 	spin_unlock_irq(&ch->q->queue_lock);
 }
 
+static void iostream_test_free_iostat(void *data)
+{
+	free_percpu((struct blkg_iostat_set __percpu __force *)data);
+}
+
+/*
+ * The per-CPU io.stat of a blkg that is not a real one, marked as queued
+ * on every CPU's list: blkg_rstat_updated() finds it so and touches no
+ * list of its cgroup, which may be the real root.  The tests flush by
+ * hand.
+ */
+static void iostream_test_fake_iostat(struct kunit *test,
+				      struct blkcg_gq *blkg)
+{
+	int cpu;
+
+	blkg->iostat_cpu = alloc_percpu(struct blkg_iostat_set);
+	KUNIT_ASSERT_NOT_NULL(test, blkg->iostat_cpu);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, iostream_test_free_iostat,
+						  (void __force *)blkg->iostat_cpu),
+			0);
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(blkg->iostat_cpu, cpu)->lqueued = true;
+}
+
 /*
  * The chain, with the blkgs of the levels below @nr_blkgs not created
  * yet: their cgroups exist, with no blkg on the disk.
@@ -299,6 +325,8 @@ iostream_test_chain_n(struct kunit *test, unsigned int nr_blkgs)
 			list_add_tail_rcu(&ch->blkcg[i].css.sibling,
 					  &ch->blkcg[i - 1].css.children);
 	}
+	for (i = 0; i < 4; i++)
+		iostream_test_fake_iostat(test, &ch->blkg[i]);
 	for (i = 0; i < nr_blkgs; i++)
 		iostream_test_create(test, ch, i);
 	return ch;
@@ -714,10 +742,6 @@ static void iostream_test_no_queue(struct iostream_grp *grp)
 {
 }
 
-static void iostream_test_no_rstat(struct blkcg_gq *blkg)
-{
-}
-
 static struct mem_cgroup *
 iostream_test_no_memcg(struct blkcg *blkcg, struct cgroup_subsys_state **css)
 {
@@ -727,15 +751,13 @@ iostream_test_no_memcg(struct blkcg *blkcg, struct cgroup_subsys_state **css)
 
 /*
  * The chain's blkgs are not real ones: leave the work item, which holds
- * a blkg, rstat's lists and the cgroups' memory cgroups out.  The tests
- * play the first two parts.
+ * a blkg, and the cgroups' memory cgroups out.  The tests play the work
+ * item's part.
  */
 static void iostream_test_stubs(struct kunit *test)
 {
 	kunit_activate_static_stub(test, iostream_ctr_queue,
 				   iostream_test_no_queue);
-	kunit_activate_static_stub(test, iostream_rstat_updated,
-				   iostream_test_no_rstat);
 	kunit_activate_static_stub(test, iostream_memcg_begin,
 				   iostream_test_no_memcg);
 }

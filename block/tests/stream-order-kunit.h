@@ -237,6 +237,7 @@ static void stream_order_test(struct kunit *test)
 	INIT_LIST_HEAD(&grp.ctr_node);
 	/* The decision counts the write: no work item for a fake blkg. */
 	iostream_test_stubs(test);
+	iostream_test_fake_iostat(test, &child);
 	if (c->cgroup)
 		KUNIT_ASSERT_EQ(test, iostream_new_setting(c->cgroup, IOSTREAM_MAX,
 							   &m), 0);
