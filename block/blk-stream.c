@@ -267,6 +267,32 @@ static noinline void bio_observe_invalidation(struct bio *bio)
 }
 
 /*
+ * Write Zeroes that does not deallocate (REQ_NOUNMAP, or a device that
+ * cannot) writes the media, and NVMe places it as it places a write.
+ * Where io.stream confines the bio's cgroup, its zeroes go to a stream of
+ * the cgroup's set, as would its writes without a stream of their own:
+ * else BLKZEROOUT or fallocate(FALLOC_FL_ZERO_RANGE) would put a
+ * confined tenant's zeroes on the device's default placement, another
+ * tenant's.  No other rule places Write Zeroes; the policy sees it as an
+ * invalidation, and io.stat does not count it.
+ */
+static noinline void bio_confine_write_zeroes(struct bio *bio)
+{
+	unsigned int max = bdev_get_queue(bio->bi_bdev)->limits.max_write_streams;
+	int allowed = blkcg_write_stream(bio);
+	unsigned int stream;
+
+	if (allowed == BLKCG_STREAM_ANY)
+		return;
+	if (allowed == BLKCG_STREAM_BUDGET)
+		stream = blkcg_confine_write_stream(bio, bio->bi_write_stream);
+	else
+		stream = allowed;
+	/* The disk may have lost streams since the set was computed. */
+	bio->bi_write_stream = stream <= max ? stream : 0;
+}
+
+/*
  * Rules 1 to 5 for a write that a rule before the policy may place: its
  * submitter, its cgroup or its filesystem.  Out of line, so that the
  * common case saves and restores few registers.
@@ -344,6 +370,8 @@ void __bio_set_write_stream(struct bio *bio)
 		if (op == REQ_OP_DISCARD || op == REQ_OP_SECURE_ERASE ||
 		    op == REQ_OP_WRITE_ZEROES)
 			bio_observe_invalidation(bio);
+		if (op == REQ_OP_WRITE_ZEROES && blkcg_may_pin())
+			bio_confine_write_zeroes(bio);
 		return;
 	}
 

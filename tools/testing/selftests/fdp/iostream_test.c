@@ -966,9 +966,11 @@ static void test_bad_input(void)
  * streams allow: giving up placement with 0, or asking for streams its
  * parent does not have, leaves it on its parent's streams.  With the
  * descriptor it also tries an NVMe passthrough write to handle 0, which
- * must be refused, and writes the disk through the page cache and writes
- * that back itself with fdatasync(), which must go where the cgroup that
- * owns the disk's page cache writeback allows (see cgroup-v2.rst).
+ * must be refused, zeroes a range with BLKZEROOUT, whose Write Zeroes
+ * the device places as a write, and writes the disk through the page
+ * cache and writes that back itself with fdatasync(), which must go where
+ * the cgroup that owns the disk's page cache writeback allows (see
+ * cgroup-v2.rst).
  */
 #define TENANT_UID	65534
 
@@ -1148,6 +1150,40 @@ static int tenant_passthru_plain(int fd)
 }
 
 /*
+ * Zeroes DIO_SIZE at @off with BLKZEROOUT: Write Zeroes without
+ * deallocation, which the device writes and places as a write.
+ */
+static int tenant_zeroout(int fd, off_t off)
+{
+	uint64_t range[2] = { off, DIO_SIZE };
+
+	if (!ioctl(fd, BLKZEROOUT, range))
+		return 0;
+	ksft_print_msg("tenant: BLKZEROOUT: %s\n", strerror(errno));
+	return 1;
+}
+
+/* Whether our disk takes Write Zeroes, rather than written zero pages. */
+static bool disk_writes_zeroes(void)
+{
+	char path[300], buf[32];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/write_zeroes_max_bytes",
+		 disk.name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return strtoull(buf, NULL, 10) > 0;
+}
+
+/*
  * A buffered write of DIO_SIZE at @off through @fd, whose O_DIRECT is
  * cleared for it (the description is shared: the caller sets it again).
  * The pages stay dirty: deleg_check() looks at who owns them, then has
@@ -1181,6 +1217,7 @@ enum deleg_step {
 	STEP_PASSTHRU,
 	STEP_PASSTHRU_ZEROES,
 	STEP_PASSTHRU_PLAIN,
+	STEP_ZEROOUT,
 	STEP_BUFFERED,
 	STEP_BUFFERED_SYNC,
 	STEP_VIEW,
@@ -1203,6 +1240,7 @@ static const char * const deleg_step_name[STEP_NR] = {
 	[STEP_PASSTHRU]		= "tenant_nvme_passthrough_handle_0_refused",
 	[STEP_PASSTHRU_ZEROES]	= "tenant_nvme_passthrough_write_zeroes_refused",
 	[STEP_PASSTHRU_PLAIN]	= "tenant_nvme_passthrough_plain_disk_allowed",
+	[STEP_ZEROOUT]		= "tenant_blkzeroout_raw_disk",
 	[STEP_BUFFERED]		= "tenant_buffered_raw_disk_fdatasync",
 };
 
@@ -1287,6 +1325,8 @@ static int deleg_tenant(void *arg)
 	case STEP_PASSTHRU_PLAIN:
 		err = tenant_passthru_plain(d->fd_plain);
 		break;
+	case STEP_ZEROOUT:
+		return tenant_zeroout(fd, d->off) ? 107 : 0;
 	case STEP_BUFFERED:
 		return tenant_buffered(fd, d->off) ? 107 : 0;
 	case STEP_BUFFERED_SYNC:
@@ -1411,6 +1451,11 @@ static void deleg_check(struct deleg *d, const char *round, enum deleg_step step
 
 	d->off = next_region();
 	fflush(stdout);
+	if (step == STEP_ZEROOUT && !disk_writes_zeroes()) {
+		ksft_test_result_skip("%s_%s: %s takes no Write Zeroes\n", round,
+				      deleg_step_name[step], disk.name);
+		return;
+	}
 	if (!snap(&a)) {
 		ksft_test_result_fail("%s_%s: handle status\n", round, deleg_step_name[step]);
 		return;
@@ -1495,7 +1540,7 @@ static void deleg_round(const char *round, const char *allowed, bool by_default,
 		STEP_DEFAULT_LINE, STEP_ZERO, STEP_REMOVE_LINES, STEP_NESTED,
 		STEP_MOVE_OUT, STEP_PARENT_FILES, STEP_APP_STREAM, STEP_RW_HINT,
 		STEP_PASSTHRU, STEP_PASSTHRU_ZEROES, STEP_PASSTHRU_PLAIN,
-		STEP_BUFFERED,
+		STEP_ZEROOUT, STEP_BUFFERED,
 	};
 	struct deleg d = { .fd_direct = -1, .fd_plain = -1 };
 	struct deleg_job setup = { .d = &d, .step = STEP_SETUP };
@@ -1582,7 +1627,7 @@ out:
 	cg_destroy(d.other);
 }
 
-#define DELEG_TESTS	(3 * (1 + 16) + 1)
+#define DELEG_TESTS	(3 * (1 + 17) + 1)
 
 /*
  * A task that io.stream does not confine keeps NVMe passthrough, Write
