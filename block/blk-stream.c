@@ -27,8 +27,12 @@
  *
  * A stacking driver that sets QUEUE_FLAG_STREAM_BELOW (bio-based
  * device-mapper) has the decision run not on its own bios but on those it
- * sends down, with bio_set_remapped_write_stream(): each is decided once,
- * with the settings of the disk it is for.  Each decision can be
+ * sends down: submit_bio() marks the bio undecided (bi_stream_undecided),
+ * clones and splits keep the mark, and submit_bio_noacct() decides a
+ * marked bio, and clears the mark, on the first device it reaches that
+ * does not pass the decision on, with that device's settings.  However a
+ * driver sends its bios down, each is so decided once, on the disk whose
+ * handles it fills.  Each decision can be
  * traced (block_write_stream), which is also how placement is replayed
  * outside the kernel.  Nothing runs here unless one of the sources of
  * streams is in use or the tracepoint is enabled: a static key, taken by
@@ -309,17 +313,17 @@ static noinline void bio_set_placed_write_stream(struct bio *bio)
 }
 
 /*
- * The bio is for a stacking device that leaves the decision to the disks
- * its remapped bios reach (QUEUE_FLAG_STREAM_BELOW): decide nothing here.
- * Only the filesystem's stream must be taken along, as the filesystem
- * holds this device, not the disk below: it travels on the bio as the
- * submitter's stream.
+ * The write is for a stacking device that leaves the decision to the
+ * disks its remapped bios reach (QUEUE_FLAG_STREAM_BELOW): decide nothing
+ * here, mark the bio for the decision below.  Only the filesystem's
+ * stream must be taken along, as the filesystem holds this device, not
+ * the disk below: it travels on the bio as the submitter's stream.
  */
 static noinline void bio_pass_write_stream_below(struct bio *bio)
 {
-	if (bio_op(bio) == REQ_OP_WRITE && !bio->bi_write_stream &&
-	    bio_write_kind(bio))
+	if (!bio->bi_write_stream && bio_write_kind(bio))
 		bio->bi_write_stream = bio_kind_stream(bio);
+	bio->bi_stream_undecided = true;
 }
 
 /**
@@ -327,25 +331,32 @@ static noinline void bio_pass_write_stream_below(struct bio *bio)
  * @bio: bio being submitted
  *
  * Fills an empty bi_write_stream of a write bio, and overwrites one only
- * where the io.stream setting of the bio's cgroup does not allow it.
- * Runs in the submitter's context, which may be atomic: it takes no lock
- * and allocates nothing.
+ * where the io.stream setting of the bio's cgroup does not allow it.  On
+ * a device that passes the decision on, marks the bio for the decision
+ * below instead.  Runs in the submitter's context, which may be atomic:
+ * it takes no lock and allocates nothing.
  */
 void __bio_set_write_stream(struct bio *bio)
 {
+	struct request_queue *q = bdev_get_queue(bio->bi_bdev);
 	enum req_op op = bio_op(bio);
 	unsigned int stream;
 
-	if (unlikely(blk_queue_stream_below(bdev_get_queue(bio->bi_bdev)))) {
-		bio_pass_write_stream_below(bio);
-		return;
-	}
 	if (unlikely(op != REQ_OP_WRITE)) {
-		if (op == REQ_OP_DISCARD || op == REQ_OP_SECURE_ERASE ||
-		    op == REQ_OP_WRITE_ZEROES)
+		if (op != REQ_OP_DISCARD && op != REQ_OP_SECURE_ERASE &&
+		    op != REQ_OP_WRITE_ZEROES)
+			return;
+		bio->bi_stream_undecided = blk_queue_stream_below(q);
+		if (!bio->bi_stream_undecided)
 			bio_observe_invalidation(bio);
 		return;
 	}
+	if (unlikely(blk_queue_stream_below(q))) {
+		bio_pass_write_stream_below(bio);
+		return;
+	}
+	/* Decided here, even if a device above passed it down. */
+	bio->bi_stream_undecided = false;
 
 	/*
 	 * Most writes: no rule before the policy can apply, as the write has
@@ -361,23 +372,3 @@ void __bio_set_write_stream(struct bio *bio)
 	bio_finish_write_stream(bio, stream, stream ? BLK_STREAM_RULE_POLICY :
 				BLK_STREAM_RULE_DEFAULT);
 }
-
-/**
- * bio_set_remapped_write_stream - decide the write stream of a remapped bio
- * @bio: a bio that a stacking driver remapped to a device below it, about
- *	to be submitted with submit_bio_noacct()
- *
- * For stacking drivers that set %QUEUE_FLAG_STREAM_BELOW: submit_bio()
- * decided nothing for the bio they were given, so the decision runs here,
- * once, for each bio they send down, with the settings of the device
- * @bio is for: its cgroup's io.stream setting for that device, and its
- * placement policy.  A stream already on @bio, as the submitter or the
- * filesystem above chose it, is rule 1.  If that device is a stacking
- * device of the same kind, its own remapped bios are decided further
- * down.  Same context rules as __bio_set_write_stream().
- */
-void bio_set_remapped_write_stream(struct bio *bio)
-{
-	bio_set_write_stream(bio);
-}
-EXPORT_SYMBOL_GPL(bio_set_remapped_write_stream);
