@@ -19,7 +19,8 @@
 #    hint to a stream) places the writes that reach it through the
 #    stacked device;
 #  - and settings that no decision would read are refused: io.stream
-#    lines for a mapped device fail, and it offers no placement policy.
+#    lines for a mapped device fail, and it offers no placement policy;
+#  - a target not known to carry streams (dm-flakey) offers none.
 #
 # The snapshot origin holds each first write to a chunk until the chunk
 # is copied, then sends it down from the copy's completion, not through
@@ -57,7 +58,8 @@ thin=fdp_dm_stack_thin
 cow=fdp_dm_stack_cow
 snap=fdp_dm_stack_snap
 origin=fdp_dm_stack_origin
-nr_tests=22
+flakey=fdp_dm_stack_flakey
+nr_tests=23
 
 # Let dmsetup make its device nodes itself: the test runs without udev.
 export DM_DISABLE_UDEV=1
@@ -66,7 +68,7 @@ dms() { dmsetup --noudevsync "$@"; }
 cleanup() {
 	local n
 
-	for n in $crypt $origin $snap $cow $lin $thin $pool $meta $data; do
+	for n in $crypt $origin $snap $cow $lin $thin $pool $meta $data $flakey; do
 		dms remove $n 2>/dev/null
 	done
 	rmdir $top/pinned 2>/dev/null
@@ -80,10 +82,11 @@ command -v dmsetup >/dev/null || skip_all "no dmsetup: install it (Debian: dmset
 [ -c /dev/mapper/control ] || grep -qw device-mapper /proc/devices ||
 	skip_all "no device-mapper: build CONFIG_BLK_DEV_DM"
 dms targets >/dev/null 2>&1 || skip_all "dmsetup cannot talk to device-mapper"
-have_crypt=0 have_thin=0 have_snap=0
+have_crypt=0 have_thin=0 have_snap=0 have_flakey=0
 dms targets | grep -qw crypt && have_crypt=1
 dms targets | grep -qw thin-pool && have_thin=1
 dms targets | grep -qw snapshot-origin && have_snap=1
+dms targets | grep -qw flakey && have_flakey=1
 
 diag "testing on $disk (FDP_TEST_DEV=$FDP_TEST_DEV); its data is destroyed"
 echo "+io" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
@@ -246,6 +249,15 @@ cases_or_skip $have_crypt $crypt "dm-crypt over dm-linear" "no crypt target (CON
 cases_or_skip $have_thin $thin dm-thin "no thin-pool target (CONFIG_DM_THIN_PROVISIONING)"
 cases_or_skip $have_snap $origin "snapshot origin on the namespace" \
 	"no snapshot-origin target (CONFIG_DM_SNAPSHOT)"
+
+name="dm-flakey, which does not say it carries streams, offers none"
+if [ $have_flakey = 1 ]; then
+	echo "0 $((32 * MiB / 512)) flakey /dev/$disk $((736 * MiB / 512)) 1 0" |
+		dms create $flakey || bail "cannot create dm-flakey on $disk"
+	check "$name" [ "$(cat /sys/block/"$(dm_name $flakey)"/queue/max_write_streams)" = 0 ]
+else
+	ktap_test_skip "$name: no flakey target (CONFIG_DM_FLAKEY)"
+fi
 
 cleanup
 ktap_finished
