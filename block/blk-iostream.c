@@ -1504,6 +1504,13 @@ static ssize_t iostream_write_disk(struct blkcg *blkcg, char *buf)
 	ret = iostream_new_setting(ctx.body, max, &m);
 	if (!ret && !max && m)
 		ret = -EINVAL;
+	/*
+	 * A stacking device that passes the decision down (bio-based
+	 * device-mapper) reads no line of its own: the lines of the disks
+	 * below confine its writes.  Taking one would only seem to work.
+	 */
+	if (!ret && m && blk_queue_stream_below(q))
+		ret = -EOPNOTSUPP;
 	if (ret)
 		goto close_bdev;
 	/* "default" where the policy is not active: there is no line. */

@@ -574,6 +574,7 @@ ssize_t blk_stream_policy_store(struct gendisk *disk, const char *page,
 {
 	const struct blk_stream_policy *pol = NULL;
 	struct blk_stream_disk *sd;
+	unsigned int noio;
 	char name[32];
 	int ret = 0;
 
@@ -601,7 +602,9 @@ ssize_t blk_stream_policy_store(struct gendisk *disk, const char *page,
 		goto out;
 	}
 	mutex_lock(&sd->lock);
+	noio = memalloc_noio_save();
 	ret = blk_stream_switch(disk, sd, pol);
+	memalloc_noio_restore(noio);
 	mutex_unlock(&sd->lock);
 out:
 	if (pol)
@@ -676,7 +679,7 @@ ssize_t blk_stream_shadow_store(struct gendisk *disk, const char *page,
 {
 	const struct blk_stream_policy *pols[BLK_STREAM_SHADOW_MAX];
 	char *names[BLK_STREAM_SHADOW_MAX];
-	unsigned int nr = 0, got = 0;
+	unsigned int nr = 0, got = 0, noio;
 	struct blk_stream_disk *sd;
 	char *buf, *pos, *name;
 	int ret = 0;
@@ -721,7 +724,9 @@ ssize_t blk_stream_shadow_store(struct gendisk *disk, const char *page,
 		goto out;
 	}
 	mutex_lock(&sd->lock);
+	noio = memalloc_noio_save();
 	ret = blk_stream_shadow_switch(disk, sd, pols, nr);
+	memalloc_noio_restore(noio);
 	mutex_unlock(&sd->lock);
 out:
 	while (got--)
@@ -742,9 +747,10 @@ out:
  * their modules can go; bios still being submitted see no policy.  Takes
  * no lock that a store holds while it allocates or waits: only
  * elevator_lock, briefly.  The policies' exit_disk runs in NOIO scope on
- * every disk: del_gendisk() sets it only around a blk-mq queue's freeze,
- * and a bio-based disk (device-mapper, the NVMe multipath head) has one
- * too.
+ * every disk, as do the switches of the stores, which del_gendisk() may
+ * wait for when it removes the queue's sysfs files: del_gendisk() sets
+ * NOIO around a blk-mq queue's teardown only, and a bio-based disk
+ * (device-mapper, the NVMe multipath head) has a queue too.
  */
 void blk_stream_disk_exit(struct gendisk *disk)
 {

@@ -27,8 +27,12 @@
  *
  * A stacking driver that sets QUEUE_FLAG_STREAM_BELOW (bio-based
  * device-mapper) has the decision run not on its own bios but on those it
- * sends down, with bio_set_remapped_write_stream(): each is decided once,
- * with the settings of the disk it is for.  Each decision can be
+ * sends down: submit_bio() marks the bio undecided (bi_stream_undecided),
+ * clones and splits keep the mark, and submit_bio_noacct() decides a
+ * marked bio, and clears the mark, on the first device it reaches that
+ * does not pass the decision on, with that device's settings.  However a
+ * driver sends its bios down, each is so decided once, on the disk whose
+ * handles it fills.  Each decision can be
  * traced (block_write_stream), which is also how placement is replayed
  * outside the kernel.  Nothing runs here unless one of the sources of
  * streams is in use or the tracepoint is enabled: a static key, taken by
@@ -267,14 +271,16 @@ static noinline void bio_observe_invalidation(struct bio *bio)
 }
 
 /*
- * Write Zeroes that does not deallocate (REQ_NOUNMAP, or a device that
- * cannot) writes the media, and NVMe places it as it places a write.
- * Where io.stream confines the bio's cgroup, its zeroes go to a stream of
- * the cgroup's set, as would its writes without a stream of their own:
- * else BLKZEROOUT or fallocate(FALLOC_FL_ZERO_RANGE) would put a
- * confined tenant's zeroes on the device's default placement, another
- * tenant's.  No other rule places Write Zeroes; the policy sees it as an
- * invalidation, and io.stat does not count it.
+ * Write Zeroes that the device does not deallocate (REQ_NOUNMAP, or a
+ * device that cannot) writes the media, and NVMe places it as it places a
+ * write.  Where io.stream confines the bio's cgroup, every Write Zeroes
+ * bio, deallocating or not, is given a stream of the cgroup's set: the
+ * pin, or the one a budget gives a bio without a stream (its first, for a
+ * bio that carries none).  Else BLKZEROOUT or
+ * fallocate(FALLOC_FL_ZERO_RANGE) would put a confined tenant's zeroes
+ * on the device's default placement, another tenant's.  No other rule
+ * places Write Zeroes; the policy sees it as an invalidation, and io.stat
+ * does not count it.
  */
 static noinline void bio_confine_write_zeroes(struct bio *bio)
 {
@@ -335,17 +341,17 @@ static noinline void bio_set_placed_write_stream(struct bio *bio)
 }
 
 /*
- * The bio is for a stacking device that leaves the decision to the disks
- * its remapped bios reach (QUEUE_FLAG_STREAM_BELOW): decide nothing here.
- * Only the filesystem's stream must be taken along, as the filesystem
- * holds this device, not the disk below: it travels on the bio as the
- * submitter's stream.
+ * The write is for a stacking device that leaves the decision to the
+ * disks its remapped bios reach (QUEUE_FLAG_STREAM_BELOW): decide nothing
+ * here, mark the bio for the decision below.  Only the filesystem's
+ * stream must be taken along, as the filesystem holds this device, not
+ * the disk below: it travels on the bio as the submitter's stream.
  */
 static noinline void bio_pass_write_stream_below(struct bio *bio)
 {
-	if (bio_op(bio) == REQ_OP_WRITE && !bio->bi_write_stream &&
-	    bio_write_kind(bio))
+	if (!bio->bi_write_stream && bio_write_kind(bio))
 		bio->bi_write_stream = bio_kind_stream(bio);
+	bio->bi_stream_undecided = true;
 }
 
 /**
@@ -353,27 +359,36 @@ static noinline void bio_pass_write_stream_below(struct bio *bio)
  * @bio: bio being submitted
  *
  * Fills an empty bi_write_stream of a write bio, and overwrites one only
- * where the io.stream setting of the bio's cgroup does not allow it.
- * Runs in the submitter's context, which may be atomic: it takes no lock
- * and allocates nothing.
+ * where the io.stream setting of the bio's cgroup does not allow it.  On
+ * a device that passes the decision on, marks the bio for the decision
+ * below instead.  Runs in the submitter's context, which may be atomic:
+ * it takes no lock and allocates nothing.
  */
 void __bio_set_write_stream(struct bio *bio)
 {
+	struct request_queue *q = bdev_get_queue(bio->bi_bdev);
 	enum req_op op = bio_op(bio);
 	unsigned int stream;
 
-	if (unlikely(blk_queue_stream_below(bdev_get_queue(bio->bi_bdev)))) {
+	if (unlikely(op != REQ_OP_WRITE)) {
+		if (op != REQ_OP_DISCARD && op != REQ_OP_SECURE_ERASE &&
+		    op != REQ_OP_WRITE_ZEROES)
+			return;
+		bio->bi_stream_undecided = blk_queue_stream_below(q);
+		if (bio->bi_stream_undecided)
+			return;
+		/* Confined first, so that the trace shows the stream. */
+		if (op == REQ_OP_WRITE_ZEROES && blkcg_may_pin())
+			bio_confine_write_zeroes(bio);
+		bio_observe_invalidation(bio);
+		return;
+	}
+	if (unlikely(blk_queue_stream_below(q))) {
 		bio_pass_write_stream_below(bio);
 		return;
 	}
-	if (unlikely(op != REQ_OP_WRITE)) {
-		if (op == REQ_OP_DISCARD || op == REQ_OP_SECURE_ERASE ||
-		    op == REQ_OP_WRITE_ZEROES)
-			bio_observe_invalidation(bio);
-		if (op == REQ_OP_WRITE_ZEROES && blkcg_may_pin())
-			bio_confine_write_zeroes(bio);
-		return;
-	}
+	/* Decided here, even if a device above passed it down. */
+	bio->bi_stream_undecided = false;
 
 	/*
 	 * Most writes: no rule before the policy can apply, as the write has
@@ -389,23 +404,3 @@ void __bio_set_write_stream(struct bio *bio)
 	bio_finish_write_stream(bio, stream, stream ? BLK_STREAM_RULE_POLICY :
 				BLK_STREAM_RULE_DEFAULT);
 }
-
-/**
- * bio_set_remapped_write_stream - decide the write stream of a remapped bio
- * @bio: a bio that a stacking driver remapped to a device below it, about
- *	to be submitted with submit_bio_noacct()
- *
- * For stacking drivers that set %QUEUE_FLAG_STREAM_BELOW: submit_bio()
- * decided nothing for the bio they were given, so the decision runs here,
- * once, for each bio they send down, with the settings of the device
- * @bio is for: its cgroup's io.stream setting for that device, and its
- * placement policy.  A stream already on @bio, as the submitter or the
- * filesystem above chose it, is rule 1.  If that device is a stacking
- * device of the same kind, its own remapped bios are decided further
- * down.  Same context rules as __bio_set_write_stream().
- */
-void bio_set_remapped_write_stream(struct bio *bio)
-{
-	bio_set_write_stream(bio);
-}
-EXPORT_SYMBOL_GPL(bio_set_remapped_write_stream);

@@ -127,4 +127,19 @@ static inline void bio_set_write_stream(struct bio *bio)
 		__bio_set_write_stream(bio);
 }
 
+/*
+ * Called from submit_bio_noacct() for every bio: decide a bio that a
+ * stacking device above passed down undecided (QUEUE_FLAG_STREAM_BELOW)
+ * once it reaches a device that does not pass the decision on.  Costs
+ * one patched-out branch while no source of streams is in use, and a
+ * test of a bio field while one is.
+ */
+static inline void bio_set_passed_write_stream(struct bio *bio)
+{
+	if (static_branch_unlikely(&blk_stream_key) &&
+	    unlikely(bio->bi_stream_undecided) &&
+	    !blk_queue_stream_below(bdev_get_queue(bio->bi_bdev)))
+		__bio_set_write_stream(bio);
+}
+
 #endif /* BLK_STREAM_INTERNAL_H */

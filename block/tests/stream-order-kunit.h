@@ -2,10 +2,11 @@
 /*
  * KUnit tests of the write stream decision point as a whole: the order of
  * its rules, a policy switch while a bio is being decided, no policy on a
- * disk without streams and no io.stat counts from tracing.  Included
- * at the end of block/blk-iostream.c, whose private structures stand in
- * for a cgroup with an io.stream setting; the bios are decided on a disk
- * that is allocated but never added.
+ * disk without streams, no io.stat counts from tracing, and the decision
+ * of a bio that a stacking device passed down.  Included at the end of
+ * block/blk-iostream.c, whose private structures stand in for a cgroup
+ * with an io.stream setting; the bios are decided on disks that are
+ * allocated but never added.
  */
 #ifdef CONFIG_BLK_CGROUP_IOSTREAM_KUNIT_TEST
 
@@ -425,6 +426,74 @@ static void stream_order_test_trace_counts_nothing(struct kunit *test)
 	order_put_disk(disk);
 }
 
+/*
+ * A write to a device that passes the decision down is marked, not
+ * decided; a clone keeps the mark through another such device and is
+ * decided once, by submit_bio_noacct()'s hook, on the first device that
+ * decides, with that device's policy.  A write that reaches a deciding
+ * device's submit_bio() instead is decided there and loses the mark.
+ */
+static void stream_order_test_passed_below(struct kunit *test)
+{
+	struct gendisk *top = order_disk(test), *bottom = order_disk(test);
+	struct order_seen seen = {};
+	struct bio bio, clone;
+
+	blk_queue_flag_set(QUEUE_FLAG_STREAM_BELOW, top->queue);
+	order_policy_stream = 5;
+	order_set_policy(test, bottom, order_policy.name);
+	KUNIT_ASSERT_EQ(test, register_trace_block_write_stream(order_probe,
+								&seen), 0);
+
+	order_bio_init(&bio, top);
+	bio.bi_write_stream = 2;
+	seen.bio = &bio;
+	__bio_set_write_stream(&bio);
+	KUNIT_EXPECT_EQ(test, seen.calls, 0);
+	KUNIT_EXPECT_TRUE(test, bio.bi_stream_undecided);
+	KUNIT_EXPECT_EQ(test, bio.bi_write_stream, 2);
+
+	KUNIT_ASSERT_EQ(test, bio_init_clone(NULL, &clone, &bio, GFP_KERNEL), 0);
+	KUNIT_EXPECT_TRUE(test, clone.bi_stream_undecided);
+	seen.bio = &clone;
+	clone.bi_bdev = top->part0;
+	bio_set_passed_write_stream(&clone);
+	KUNIT_EXPECT_EQ(test, seen.calls, 0);
+	KUNIT_EXPECT_TRUE(test, clone.bi_stream_undecided);
+	clone.bi_bdev = bottom->part0;
+	bio_set_passed_write_stream(&clone);
+	bio_set_passed_write_stream(&clone);
+	KUNIT_EXPECT_EQ(test, seen.calls, 1);
+	KUNIT_EXPECT_EQ(test, seen.rule, BLK_STREAM_RULE_APP);
+	KUNIT_EXPECT_EQ(test, seen.stream, 2);
+	KUNIT_EXPECT_FALSE(test, clone.bi_stream_undecided);
+	bio_uninit(&clone);
+
+	/* No stream of its own: the bottom's policy places the clone. */
+	bio.bi_write_stream = 0;
+	KUNIT_ASSERT_EQ(test, bio_init_clone(NULL, &clone, &bio, GFP_KERNEL), 0);
+	clone.bi_bdev = bottom->part0;
+	seen = (struct order_seen){ .bio = &clone };
+	bio_set_passed_write_stream(&clone);
+	KUNIT_EXPECT_EQ(test, seen.calls, 1);
+	KUNIT_EXPECT_EQ(test, seen.rule, BLK_STREAM_RULE_POLICY);
+	KUNIT_EXPECT_EQ(test, seen.stream, 5);
+
+	/* Marked, but submitted to the bottom with submit_bio(): once. */
+	clone.bi_write_stream = 0;
+	clone.bi_stream_undecided = true;
+	__bio_set_write_stream(&clone);
+	bio_set_passed_write_stream(&clone);
+	KUNIT_EXPECT_EQ(test, seen.calls, 2);
+	KUNIT_EXPECT_FALSE(test, clone.bi_stream_undecided);
+	bio_uninit(&clone);
+
+	unregister_trace_block_write_stream(order_probe, &seen);
+	tracepoint_synchronize_unregister();
+	order_put_disk(bottom);
+	order_put_disk(top);
+}
+
 static int stream_order_suite_init(struct kunit_suite *suite)
 {
 	int ret = blk_stream_register_policy(&order_policy);
@@ -445,6 +514,7 @@ static struct kunit_case stream_order_test_cases[] = {
 	KUNIT_CASE_SLOW(stream_order_test_switch),
 	KUNIT_CASE(stream_order_test_no_streams),
 	KUNIT_CASE(stream_order_test_trace_counts_nothing),
+	KUNIT_CASE(stream_order_test_passed_below),
 	{}
 };
 

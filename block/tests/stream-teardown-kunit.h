@@ -34,6 +34,7 @@ struct teardown_keys {
 static struct {
 	unsigned int inits;
 	unsigned int exits;
+	unsigned int noio_inits;	/* set-ups in NOIO scope */
 	unsigned int noio_exits;	/* exits in NOIO scope */
 	unsigned int calls;
 	unsigned int delete_on;	/* the set-up call that deletes, 0 none */
@@ -57,6 +58,8 @@ static void teardown_delete(struct gendisk *disk)
 static int teardown_pol_init(struct gendisk *disk, void **data)
 {
 	teardown_count.inits++;
+	if (current->flags & PF_MEMALLOC_NOIO)
+		teardown_count.noio_inits++;
 	*data = NULL;
 	if (++teardown_count.calls == teardown_count.delete_on)
 		teardown_delete(disk);
@@ -127,6 +130,13 @@ static void teardown_check_keys(struct kunit *test,
 	KUNIT_EXPECT_EQ(test, after.placing, before->placing);
 	KUNIT_EXPECT_EQ(test, after.shadowing, before->shadowing);
 	KUNIT_EXPECT_EQ(test, teardown_count.exits, teardown_count.inits);
+	/*
+	 * Every set-up and tear-down ran in NOIO scope, those of the stores
+	 * too, which del_gendisk() may wait for: none may wait for I/O to
+	 * the disk through reclaim.
+	 */
+	KUNIT_EXPECT_EQ(test, teardown_count.noio_inits, teardown_count.inits);
+	KUNIT_EXPECT_EQ(test, teardown_count.noio_exits, teardown_count.exits);
 }
 
 /* No policy is left, live or in shadow, and no key or instance. */

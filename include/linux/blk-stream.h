@@ -118,7 +118,6 @@ void blk_stream_debugfs_remove(struct gendisk *disk, struct dentry *dir);
 int blk_stream_register_policy(struct blk_stream_policy *pol);
 int bdev_set_kind_stream(struct block_device *bdev, enum write_kind kind,
 			 unsigned int stream);
-void bio_set_remapped_write_stream(struct bio *bio);
 void blk_stream_unregister_policy(struct blk_stream_policy *pol);
 
 #ifdef CONFIG_BLK_CGROUP_IOSTREAM

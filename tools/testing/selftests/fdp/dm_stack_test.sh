@@ -3,8 +3,9 @@
 #
 # Placement through device-mapper, checked on the device: writes to a
 # dm-linear device on part of an FDP namespace (an LVM volume), to a
-# dm-crypt device on top of that one, and to a dm-thin volume whose pool
-# has its data and metadata on the namespace, must land on the placement
+# dm-crypt device on top of that one, to a dm-thin volume whose pool has
+# its data and metadata on the namespace, and to the origin of a fresh
+# snapshot of the namespace's first 128 MiB, must land on the placement
 # handle that the stream decided for them names, whoever decided it:
 #
 #  - the stacked device offers the namespace's write streams;
@@ -12,16 +13,31 @@
 #    (io_uring's write_stream) reaches the namespace;
 #  - the io.stream setting of the writer's cgroup for the namespace
 #    applies to its writes through the stacked device;
+#  - and confines them: a stream the application sets outside the
+#    cgroup's pin lands on the pin;
 #  - the namespace's placement policy (hint, mapping writes without a
 #    hint to a stream) places the writes that reach it through the
-#    stacked device.
+#    stacked device;
+#  - and settings that no decision would read are refused: io.stream
+#    lines for a mapped device fail, and it offers no placement policy;
+#  - a target not known to carry streams (dm-flakey) offers none.
+#
+# The snapshot origin holds each first write to a chunk until the chunk
+# is copied, then sends it down from the copy's completion, not through
+# dm_submit_bio_remap(): the decision must reach such writes too.  The
+# origin sits on the namespace itself, so that the held writes go
+# straight to it, through no other mapped device that would decide them.
+# The copies go to the snapshot's store, on the namespace, with no
+# stream: for the origin, the bytes on handle 0 are not counted against a
+# case.
 #
 # The test runs only on the FDP namespace named by $FDP_TEST_DEV (such as
 # /dev/nvme0n1), whose data it destroys; without it, it skips.  It skips
 # too when the named namespace has fewer than five write streams (unless
 # $FDP_HANDLES says it has them), and when dmsetup or the kernel's
-# device-mapper is missing; the dm-crypt and dm-thin cases skip without
-# their targets.  Needs cgroup v2 with the io controller.  Runs as root.
+# device-mapper is missing; the dm-crypt, dm-thin and snapshot cases skip
+# without their targets.  Needs cgroup v2 with the io controller.  Runs as
+# root; the mapped devices are removed however the test ends.
 
 MiB=$((1024 * 1024))
 size=$((32 * MiB))
@@ -39,7 +55,11 @@ meta=fdp_dm_stack_meta
 data=fdp_dm_stack_data
 pool=fdp_dm_stack_pool
 thin=fdp_dm_stack_thin
-nr_tests=12
+cow=fdp_dm_stack_cow
+snap=fdp_dm_stack_snap
+origin=fdp_dm_stack_origin
+flakey=fdp_dm_stack_flakey
+nr_tests=23
 
 # Let dmsetup make its device nodes itself: the test runs without udev.
 export DM_DISABLE_UDEV=1
@@ -48,7 +68,7 @@ dms() { dmsetup --noudevsync "$@"; }
 cleanup() {
 	local n
 
-	for n in $crypt $lin $thin $pool $meta $data; do
+	for n in $crypt $origin $snap $cow $lin $thin $pool $meta $data $flakey; do
 		dms remove $n 2>/dev/null
 	done
 	rmdir $top/pinned 2>/dev/null
@@ -62,14 +82,20 @@ command -v dmsetup >/dev/null || skip_all "no dmsetup: install it (Debian: dmset
 [ -c /dev/mapper/control ] || grep -qw device-mapper /proc/devices ||
 	skip_all "no device-mapper: build CONFIG_BLK_DEV_DM"
 dms targets >/dev/null 2>&1 || skip_all "dmsetup cannot talk to device-mapper"
-have_crypt=0 have_thin=0
+have_crypt=0 have_thin=0 have_snap=0 have_flakey=0
 dms targets | grep -qw crypt && have_crypt=1
 dms targets | grep -qw thin-pool && have_thin=1
+dms targets | grep -qw snapshot-origin && have_snap=1
+dms targets | grep -qw flakey && have_flakey=1
 
 diag "testing on $disk (FDP_TEST_DEV=$FDP_TEST_DEV); its data is destroyed"
 echo "+io" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 ktap_set_plan $nr_tests
 cleanup
+# Whatever ends the test, a signal or the runner's timeout included, it
+# leaves no mapped device holding the namespace.
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
 
 # dm-linear on 256 MiB of the namespace, from 128 MiB on: a volume that
 # is not the whole disk.  dm-crypt (AES-XTS, a random key) on top of it.
@@ -93,6 +119,23 @@ if [ $have_thin = 1 ]; then
 	echo "0 $sectors thin /dev/mapper/$pool 0" | dms create $thin ||
 		bail "cannot create dm-thin on $disk"
 fi
+# A snapshot of the namespace's first 128 MiB, which no other device
+# maps, its store 64 MiB from 672 MiB on; the snapshot-origin device on
+# the namespace is where it is written.
+origin_sectors=$((128 * MiB / 512))
+if [ $have_snap = 1 ]; then
+	echo "0 $((64 * MiB / 512)) linear /dev/$disk $((672 * MiB / 512))" |
+		dms create $cow &&
+	echo "0 $origin_sectors snapshot-origin /dev/$disk" | dms create $origin ||
+		bail "cannot create a snapshot origin on $disk"
+fi
+# A new snapshot of the origin, in 512 KiB chunks, none copied yet: each
+# write of the origin is then the first to its chunk, and held.
+fresh_snapshot() {
+	dms remove $snap 2>/dev/null
+	echo "0 $origin_sectors snapshot /dev/$disk /dev/mapper/$cow N 1024" |
+		dms create $snap || bail "cannot create a snapshot of $disk"
+}
 
 # The sysfs name of a mapped device: dm-N.
 dm_name() {	# NAME
@@ -102,9 +145,11 @@ dm_name() {	# NAME
 	basename "$(readlink -f "/sys/dev/block/$mm")"
 }
 # Bytes handle H consumed in fdp_tool watch output on stdin, then the bytes
-# of all the others.
+# of all the others; but those of handle 0 if \$skip0 is 1.
+skip0=0
 handle_split() {	# H
-	awk -F'[ =]' -v h="$1" '/^handle=/ { if ($2 == h) a += $4; else o += $4 }
+	awk -F'[ =]' -v h="$1" -v skip0=$skip0 '/^handle=/ {
+			if ($2 == h) a += $4; else if (!skip0 || $2 != 0) o += $4 }
 		END { printf "%.0f %.0f\n", a, o }'
 }
 # Write $size bytes to a device under fdp_tool watch; print the bytes of
@@ -112,6 +157,7 @@ handle_split() {	# H
 watch_write() {	# H DEV [fdp_tool write options]
 	local h=$1 d=$2 out
 	shift 2
+	[ "$d" = /dev/mapper/$origin ] && fresh_snapshot
 	out=$("$tool" watch --interval 1 -- \
 	      "$tool" write --dev "$d" --offset 0 --size $size "$@") ||
 		{ diag "writing to $d failed" >&2; echo "0 0"; return; }
@@ -125,24 +171,30 @@ landed() {	# ON OTHERS
 	[ "$1" -ge $((size / 2)) ] && [ "$2" -le $((size / 8)) ]
 }
 
-cases() {	# NAME
-	local name=$1 d=/dev/mapper/$1 dm on off label
+# The names of the cases of a device, the same whether they run or skip.
+case_names() {	# LABEL
+	names=("$1: offers the namespace's write streams"
+	       "$1: the application's stream reaches the namespace"
+	       "$1: io.stream of the namespace places the cgroup's writes"
+	       "$1: io.stream of the namespace confines the application's stream"
+	       "$1: the namespace's placement policy places the writes")
+}
 
-	case $name in
-	$lin) label=dm-linear ;;
-	$crypt) label="dm-crypt over dm-linear" ;;
-	$thin) label="dm-thin" ;;
-	esac
+cases() {	# NAME LABEL
+	local name=$1 label=$2 d=/dev/mapper/$1 dm on off
+
+	case_names "$label"
+	skip0=0
+	[ "$name" = $origin ] && skip0=1
 	dm=$(dm_name "$name")
 	diag "$label: /dev/$dm, max_write_streams=$(cat /sys/block/$dm/queue/max_write_streams)"
-	check "$label offers the namespace's $streams write streams" \
+	check "${names[0]}" \
 		[ "$(cat /sys/block/$dm/queue/max_write_streams)" = "$streams" ]
 
 	read -r on off < <(watch_write $((app_stream - 1)) "$d" --stream $app_stream)
 	diag "$label, application stream $app_stream:" \
 	     "$on bytes on handle $((app_stream - 1)), $off on others"
-	check "$label: the application's stream $app_stream reaches the namespace" \
-		landed "$on" "$off"
+	check "${names[1]}" landed "$on" "$off"
 
 	# An operator's pin for the namespace holds whatever device the tenant
 	# writes through.
@@ -151,8 +203,14 @@ cases() {	# NAME
 	read -r on off < <(in_cg pinned watch_write $((pin_stream - 1)) "$d")
 	diag "$label, io.stream pin $pin_stream for $disk:" \
 	     "$on bytes on handle $((pin_stream - 1)), $off on others"
-	check "$label: io.stream of the namespace places the cgroup's writes" \
-		landed "$on" "$off"
+	check "${names[2]}" landed "$on" "$off"
+
+	# The application's own stream, outside the pin, must not escape it.
+	read -r on off < <(in_cg pinned watch_write $((pin_stream - 1)) "$d" \
+			   --stream $app_stream)
+	diag "$label, io.stream pin $pin_stream, application stream $app_stream:" \
+	     "$on bytes on handle $((pin_stream - 1)), $off on others"
+	check "${names[3]}" landed "$on" "$off"
 
 	echo "not_set $policy_stream" >$q/write_stream_hint_map || bail "cannot set the hint map"
 	echo hint >$q/write_stream_policy || bail "cannot set policy hint"
@@ -160,8 +218,7 @@ cases() {	# NAME
 	echo none >$q/write_stream_policy
 	diag "$label, policy hint of $disk, not_set to $policy_stream:" \
 	     "$on bytes on handle $((policy_stream - 1)), $off on others"
-	check "$label: the namespace's placement policy places the writes" \
-		landed "$on" "$off"
+	check "${names[4]}" landed "$on" "$off"
 }
 
 # The cases of a device, or their skips: HAVE is 1 if its target is there.
@@ -169,19 +226,38 @@ cases_or_skip() {	# HAVE NAME LABEL WHY
 	local c
 
 	if [ "$1" = 1 ]; then
-		cases "$2"
+		cases "$2" "$3"
 		return
 	fi
-	for c in "offers the streams" "application stream" "io.stream" "placement policy"; do
-		ktap_test_skip "$3: $c: $4"
+	case_names "$3"
+	for c in "${names[@]}"; do
+		ktap_test_skip "$c: $4"
 	done
 }
 
 mkdir -p $top
 echo "+io" >$top/cgroup.subtree_control || bail "no io controller in $top"
-cases $lin
-cases_or_skip $have_crypt $crypt dm-crypt "no crypt target (CONFIG_DM_CRYPT)"
+cases $lin dm-linear
+dm=$(dm_name $lin)
+mm=$(cat /sys/block/$dm/dev)
+check "dm-linear: an io.stream line for the mapped device is refused" \
+	eval "! echo '$mm $pin_stream' 2>/dev/null >$top/pinned/io.stream"
+check "dm-linear: the mapped device offers no placement policy" \
+	[ ! -e /sys/block/$dm/queue/write_stream_policy -a \
+	  ! -e /sys/block/$dm/queue/write_stream_hint_map ]
+cases_or_skip $have_crypt $crypt "dm-crypt over dm-linear" "no crypt target (CONFIG_DM_CRYPT)"
 cases_or_skip $have_thin $thin dm-thin "no thin-pool target (CONFIG_DM_THIN_PROVISIONING)"
+cases_or_skip $have_snap $origin "snapshot origin on the namespace" \
+	"no snapshot-origin target (CONFIG_DM_SNAPSHOT)"
+
+name="dm-flakey, which does not say it carries streams, offers none"
+if [ $have_flakey = 1 ]; then
+	echo "0 $((32 * MiB / 512)) flakey /dev/$disk $((736 * MiB / 512)) 1 0" |
+		dms create $flakey || bail "cannot create dm-flakey on $disk"
+	check "$name" [ "$(cat /sys/block/"$(dm_name $flakey)"/queue/max_write_streams)" = 0 ]
+else
+	ktap_test_skip "$name: no flakey target (CONFIG_DM_FLAKEY)"
+fi
 
 cleanup
 ktap_finished
