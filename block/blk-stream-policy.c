@@ -797,15 +797,19 @@ void blk_stream_disk_free(struct gendisk *disk)
 	struct blk_stream_disk *sd = disk->write_streams;
 	struct blk_stream_active *act;
 	struct blk_stream_shadow *sh;
+	unsigned int noio;
 
 	if (!sd)
 		return;
 	act = rcu_dereference_protected(sd->active, 1);
 	sh = rcu_dereference_protected(sd->shadow, 1);
+	/* As everywhere a policy is torn down: see blk_stream_disk_exit(). */
+	noio = memalloc_noio_save();
 	if (act)
 		blk_stream_active_free(disk, act, false);
 	if (sh)
 		blk_stream_shadow_free(disk, sh, 0, false);
+	memalloc_noio_restore(noio);
 	mutex_destroy(&sd->lock);
 	kfree(sd);
 	disk->write_streams = NULL;
