@@ -1166,21 +1166,10 @@ static int tenant_zeroout(int fd, off_t off)
 /* Whether our disk takes Write Zeroes, rather than written zero pages. */
 static bool disk_writes_zeroes(void)
 {
-	char path[300], buf[32];
-	ssize_t n;
-	int fd;
+	uint64_t bytes;
 
-	snprintf(path, sizeof(path), "/sys/block/%s/queue/write_zeroes_max_bytes",
-		 disk.name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	return strtoull(buf, NULL, 10) > 0;
+	return !fdp_read_sysfs_u64(disk.name, "queue/write_zeroes_max_bytes",
+				   &bytes) && bytes;
 }
 
 /*
