@@ -760,6 +760,83 @@ void blkcg_iostream_pinned(struct gendisk *disk, unsigned long *map,
 }
 EXPORT_SYMBOL_GPL(blkcg_iostream_pinned);
 
+/*
+ * The streams of @blkcg's budget on @q's disk into @map (@nbits bits,
+ * cleared first), as blkcg_iostream_budget() says.  Under no lock; takes
+ * rcu_read_lock() to read the effective set.
+ */
+static unsigned int iostream_budget(struct blkcg *blkcg,
+				    struct request_queue *q,
+				    unsigned long *map, unsigned int nbits)
+{
+	unsigned int max, s, n = 0;
+	struct iostream_mask eff;
+
+	bitmap_zero(map, nbits);
+	if (!nbits || !blkcg->css.parent)
+		return 0;
+	rcu_read_lock();
+	iostream_cgroup_eff(blkcg, q, &eff);
+	rcu_read_unlock();
+	max = min3(q->limits.max_write_streams, nbits - 1,
+		   (unsigned int)IOSTREAM_MAX);
+	for (s = 1; !eff.inherit && s <= max; s++) {
+		if (test_bit(s, eff.map)) {
+			__set_bit(s, map);
+			n++;
+		}
+	}
+	if (n >= 2)
+		return n;
+	bitmap_zero(map, nbits);
+	return 0;
+}
+
+/**
+ * blkcg_iostream_budget - the streams of a cgroup's budget on a disk
+ * @disk: the disk
+ * @cgid: id of the cgroup, on the unified hierarchy
+ * @map: bitmap of streams, cleared, then set for each stream of the budget
+ * @nbits: bits in @map; larger streams are left out
+ *
+ * For a placement policy that plans, at planning time, within the budgets
+ * io.stream gives cgroups (see blkcg_confine_write_stream()).  The
+ * cgroup's effective set on @disk is read as a write of the cgroup would
+ * find it: its blkg's, copied under the blkg's seqcount, or for a cgroup
+ * without a blkg on @disk the nearest ancestor's narrowed by the defaults
+ * in between.  Only the streams @disk has now count, as for a write.  A
+ * set of one stream is a pin, not a budget; no setting up to the root
+ * leaves every stream free, which is no budget either.
+ *
+ * Context: process context; may sleep.  Takes no lock of the disk's.
+ * Return: the number of streams in the budget, at least 2, with @map set
+ * to them; 0 with @map cleared if the cgroup has no budget on @disk or
+ * is gone.
+ */
+unsigned int blkcg_iostream_budget(struct gendisk *disk, u64 cgid,
+				   unsigned long *map, unsigned int nbits)
+{
+	struct cgroup_subsys_state *css;
+	unsigned int n;
+	struct cgroup *cg;
+
+	might_sleep();
+	bitmap_zero(map, nbits);
+	if (!blkcg_may_pin() || !disk->queue->limits.max_write_streams)
+		return 0;
+	cg = cgroup_get_from_id(cgid);
+	if (IS_ERR(cg))
+		return 0;
+	css = cgroup_get_e_css(cg, &io_cgrp_subsys);
+	cgroup_put(cg);
+	if (!css)
+		return 0;
+	n = iostream_budget(css_to_blkcg(css), disk->queue, map, nbits);
+	css_put(css);
+	return n;
+}
+EXPORT_SYMBOL_GPL(blkcg_iostream_budget);
+
 /**
  * blkcg_iostream_confined - whether io.stream confines the current task
  * @disk: a disk
@@ -1604,7 +1681,9 @@ static struct blkcg_policy blkcg_policy_iostream = {
  * NVMe namespace learns its streams only after its disk was allocated).
  * Activates the policy, which freezes the queue and gives each of the
  * disk's blkgs its policy data, only on a disk with streams: elsewhere
- * there is nothing to place, nothing to count and no line to keep.  A
+ * there is nothing to place, nothing to count and no line to keep.  Nor
+ * on a stacking device that passes the decision down to the disks below
+ * (see iostream_write_disk()), which reads no line and counts nothing.  A
  * disk that gains streams later has its cgroups' defaults applied (see
  * iostream_cgroup_eff()) but takes no line of its own until it is added
  * again.  Does nothing before the policy is registered.  The policy is
@@ -1614,7 +1693,8 @@ static struct blkcg_policy blkcg_policy_iostream = {
  */
 int blkcg_iostream_init_disk(struct gendisk *disk)
 {
-	if (!iostream_registered || !disk->queue->limits.max_write_streams)
+	if (!iostream_registered || !disk->queue->limits.max_write_streams ||
+	    blk_queue_stream_below(disk->queue))
 		return 0;
 	return blkcg_activate_policy(disk, &blkcg_policy_iostream);
 }

@@ -790,7 +790,8 @@ void blk_stream_disk_exit(struct gendisk *disk)
  * A disk that add_disk() failed to add after its queue's sysfs files
  * appeared never went through blk_stream_disk_exit(), and a store may
  * have set a policy in that window: tear it down here.  No grace period
- * is needed, the disk's release implies one.
+ * is needed: every submitter of a bio holds a reference to the disk, so
+ * no bio can be deciding with this state once the disk is released.
  */
 void blk_stream_disk_free(struct gendisk *disk)
 {

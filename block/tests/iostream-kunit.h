@@ -659,6 +659,63 @@ static void iostream_test_set_counts_pins(struct kunit *test)
 }
 
 /*
+ * Expect @blkcg's budget on the chain's disk, read into a map of @nbits
+ * bits, to have @want streams, @list: @map's bits past @nbits are not
+ * the helper's.
+ */
+static void iostream_test_budget_of(struct kunit *test,
+				    struct iostream_test_chain *ch,
+				    struct blkcg *blkcg, unsigned int nbits,
+				    unsigned int want, const char *list)
+{
+	DECLARE_BITMAP(map, IOSTREAM_BITS);
+	char out[KUNIT_PARAM_DESC_SIZE];
+
+	bitmap_fill(map, IOSTREAM_BITS);
+	KUNIT_EXPECT_EQ(test, iostream_budget(blkcg, ch->q, map, nbits), want);
+	scnprintf(out, sizeof(out), "%*pbl", nbits, map);
+	KUNIT_EXPECT_STREQ(test, out, list);
+}
+
+/*
+ * What a placement policy reads as a cgroup's budget at planning time:
+ * the streams the disk has of an effective set of several, read as a
+ * write would; nothing for no setting, a pin or "0".
+ */
+static void iostream_test_budget(struct kunit *test)
+{
+	struct iostream_test_chain *ch = iostream_test_chain_n(test, 2);
+
+	/* No setting up to the root, and the root itself: no budget. */
+	iostream_test_budget_of(test, ch, &ch->blkcg[1], IOSTREAM_BITS, 0, "");
+	iostream_test_budget_of(test, ch, &blkcg_root, IOSTREAM_BITS, 0, "");
+
+	iostream_test_set(test, ch, 0, "3-6", NULL);
+	iostream_test_set(test, ch, 1, "2,4-5", NULL);
+	iostream_test_budget_of(test, ch, &ch->blkcg[0], IOSTREAM_BITS, 4, "3-6");
+	/* Narrowed by the parent's set: 2 is not in it. */
+	iostream_test_budget_of(test, ch, &ch->blkcg[1], IOSTREAM_BITS, 2, "4-5");
+	/* A cgroup with no blkg: its parent's set; then its default's pin. */
+	iostream_test_budget_of(test, ch, &ch->blkcg[2], IOSTREAM_BITS, 2, "4-5");
+	iostream_test_set(test, ch, 2, NULL, "5");
+	iostream_test_budget_of(test, ch, &ch->blkcg[2], IOSTREAM_BITS, 0, "");
+	/* Streams past @nbits are left out: one left is a pin. */
+	iostream_test_budget_of(test, ch, &ch->blkcg[1], 5, 0, "");
+	iostream_test_budget_of(test, ch, &ch->blkcg[0], 5, 2, "3-4");
+	/* The disk lost streams: only those it has count. */
+	ch->q->limits.max_write_streams = 4;
+	iostream_test_budget_of(test, ch, &ch->blkcg[0], IOSTREAM_BITS, 2, "3-4");
+	iostream_test_budget_of(test, ch, &ch->blkcg[1], IOSTREAM_BITS, 0, "");
+	ch->q->limits.max_write_streams = 8;
+	/* A pin, and "0" at the top, are no budget. */
+	iostream_test_set(test, ch, 1, "4", NULL);
+	iostream_test_budget_of(test, ch, &ch->blkcg[1], IOSTREAM_BITS, 0, "");
+	iostream_test_set(test, ch, 0, "0", NULL);
+	iostream_test_budget_of(test, ch, &ch->blkcg[0], IOSTREAM_BITS, 0, "");
+	iostream_test_unset(test, ch);
+}
+
+/*
  * For the order tests: give the stand-in blkg @blkg the effective set of
  * its setting below the root, as an update would.
  */
@@ -978,6 +1035,7 @@ static struct kunit_case iostream_test_cases[] = {
 	KUNIT_CASE(iostream_test_ancestor_charged),
 	KUNIT_CASE(iostream_test_no_policy),
 	KUNIT_CASE(iostream_test_set_counts_pins),
+	KUNIT_CASE(iostream_test_budget),
 	KUNIT_CASE(iostream_test_limits_changed),
 	KUNIT_CASE(iostream_test_stat_early),
 	KUNIT_CASE(iostream_test_stat_alloc_fails),

@@ -217,28 +217,37 @@ static void stream_order_test(struct kunit *test)
 {
 	const struct order_case *c = test->param_value;
 	struct gendisk *disk = order_disk(test);
-	struct iostream_grp grp = { .eff = iostream_any };
-	struct iostream_mask *m = NULL;
-	struct blkcg_gq child = {};
 	enum write_kind fs_kind = c->kind ?: WRITE_KIND_JOURNAL;
+	struct iostream_mask *m = NULL;
 	struct order_seen seen = {};
-	struct bio bio;
+	struct iostream_grp *grp;
+	struct blkcg_gq *child;
+	struct bio *bio;
+
+	/* Off the stack, which KASAN's redzones would make too large. */
+	grp = kunit_kzalloc(test, sizeof(*grp), GFP_KERNEL);
+	child = kunit_kzalloc(test, sizeof(*child), GFP_KERNEL);
+	bio = kunit_kzalloc(test, sizeof(*bio), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, grp);
+	KUNIT_ASSERT_NOT_NULL(test, child);
+	KUNIT_ASSERT_NOT_NULL(test, bio);
+	grp->eff = iostream_any;
 
 	/* A cgroup below the root, with io.stream set to c->cgroup. */
 	/* The root's set, which the child's is computed from. */
 	KUNIT_ASSERT_EQ(test, blkcg_activate_policy(disk, &blkcg_policy_iostream),
 			0);
-	child.parent = disk->queue->root_blkg;
-	child.blkcg = &blkcg_root;
-	child.q = disk->queue;
-	child.pd[blkcg_policy_iostream.plid] = &grp.pd;
-	grp.pd.blkg = &child;
-	seqcount_spinlock_init(&grp.eff_seq, &disk->queue->queue_lock);
-	spin_lock_init(&grp.early_lock);
-	INIT_LIST_HEAD(&grp.ctr_node);
+	child->parent = disk->queue->root_blkg;
+	child->blkcg = &blkcg_root;
+	child->q = disk->queue;
+	child->pd[blkcg_policy_iostream.plid] = &grp->pd;
+	grp->pd.blkg = child;
+	seqcount_spinlock_init(&grp->eff_seq, &disk->queue->queue_lock);
+	spin_lock_init(&grp->early_lock);
+	INIT_LIST_HEAD(&grp->ctr_node);
 	/* The decision counts the write: no work item for a fake blkg. */
 	iostream_test_stubs(test);
-	iostream_test_fake_iostat(test, &child);
+	iostream_test_fake_iostat(test, child);
 	if (c->cgroup)
 		KUNIT_ASSERT_EQ(test, iostream_new_setting(c->cgroup, IOSTREAM_MAX,
 							   &m), 0);
@@ -247,8 +256,8 @@ static void stream_order_test(struct kunit *test)
 	 * while this test runs, real writes are decided too, and find no
 	 * setting.
 	 */
-	iostream_set(&grp.set, m, &iostream_nr_pins);
-	iostream_test_recompute_one(test, &child);
+	iostream_set(&grp->set, m, &iostream_nr_pins);
+	iostream_test_recompute_one(test, child);
 
 	if (c->fs)
 		KUNIT_ASSERT_EQ(test, bdev_set_kind_stream(disk->part0, fs_kind,
@@ -259,19 +268,19 @@ static void stream_order_test(struct kunit *test)
 	}
 	order_observed = 0;
 
-	order_bio_init(&bio, disk);
-	bio.bi_write_stream = c->app;
-	bio_set_write_kind(&bio, c->kind);
-	bio.bi_blkg = &child;
-	seen.bio = &bio;
+	order_bio_init(bio, disk);
+	bio->bi_write_stream = c->app;
+	bio_set_write_kind(bio, c->kind);
+	bio->bi_blkg = child;
+	seen.bio = bio;
 	KUNIT_ASSERT_EQ(test, register_trace_block_write_stream(order_probe,
 								&seen), 0);
-	__bio_set_write_stream(&bio);
+	__bio_set_write_stream(bio);
 	unregister_trace_block_write_stream(order_probe, &seen);
 	tracepoint_synchronize_unregister();
-	bio.bi_blkg = NULL;
+	bio->bi_blkg = NULL;
 
-	KUNIT_EXPECT_EQ(test, bio.bi_write_stream, c->stream);
+	KUNIT_EXPECT_EQ(test, bio->bi_write_stream, c->stream);
 	KUNIT_EXPECT_EQ(test, seen.calls, 1);
 	KUNIT_EXPECT_EQ(test, seen.stream, c->stream);
 	KUNIT_EXPECT_EQ(test, seen.rule, c->rule);
@@ -283,7 +292,7 @@ static void stream_order_test(struct kunit *test)
 
 	if (c->fs)
 		bdev_set_kind_stream(disk->part0, fs_kind, 0);
-	iostream_set(&grp.set, NULL, &iostream_nr_pins);
+	iostream_set(&grp->set, NULL, &iostream_nr_pins);
 	synchronize_rcu();
 	order_put_disk(disk);
 }

@@ -5,7 +5,9 @@
  * shadow, fails with -ENODEV and installs nothing, whether or not any
  * setting was written to the disk before; blk_stream_disk_exit() takes
  * off what was set before, also when it runs while a store sets a policy
- * up; and a disk released without a deletion frees what it had.
+ * up; a disk released without a deletion frees what it had; and, with
+ * lockdep, a teardown inside the queue's freeze waits for nothing that
+ * may need I/O to the disk.
  *
  * Two test policies, kunit-a and kunit-b, count the instances they set
  * up and tear down: every case checks that the counts match, and that the
@@ -22,7 +24,10 @@
 #define _BLK_STREAM_TEARDOWN_KUNIT_H
 
 #include <kunit/test.h>
+#include <linux/debug_locks.h>
+#include <linux/lockdep.h>
 #include <linux/sizes.h>
+#include <linux/workqueue.h>
 
 struct teardown_keys {
 	int key;
@@ -38,7 +43,22 @@ static struct {
 	unsigned int noio_exits;	/* exits in NOIO scope */
 	unsigned int calls;
 	unsigned int delete_on;	/* the set-up call that deletes, 0 none */
+	bool flush_work;	/* exit_disk flushes teardown_work */
 } teardown_count;
+
+/*
+ * Work of the kind a policy's exit_disk may flush: it allocates, in NOIO
+ * scope, as the series asks of every policy's work.
+ */
+static void teardown_work_fn(struct work_struct *work)
+{
+	unsigned int noio = memalloc_noio_save();
+
+	kfree(kmalloc(64, GFP_KERNEL));
+	memalloc_noio_restore(noio);
+}
+
+static DECLARE_WORK(teardown_work, teardown_work_fn);
 
 static void teardown_read_keys(struct teardown_keys *k)
 {
@@ -71,6 +91,10 @@ static void teardown_pol_exit(struct gendisk *disk, void *data)
 	teardown_count.exits++;
 	if (current->flags & PF_MEMALLOC_NOIO)
 		teardown_count.noio_exits++;
+	if (teardown_count.flush_work) {
+		queue_work(system_wq, &teardown_work);
+		flush_work(&teardown_work);
+	}
 }
 
 static unsigned int teardown_pol_decide(struct gendisk *disk, void *data,
@@ -270,6 +294,45 @@ static void stream_teardown_test_release(struct kunit *test)
 	teardown_check_keys(test, &keys);
 }
 
+/*
+ * del_gendisk() takes the policies off inside the queue's freeze, and an
+ * exit_disk may flush work that allocates.  Lockdep sees a freeze only on
+ * a queue that was live when it began, which is never so in del_gendisk()
+ * of a disk that owns its queue (NVMe, dm): take the freeze's lockdep maps
+ * here as blk_freeze_acquire_lock() does on a live queue.  The queue's
+ * allocation taught lockdep that reclaim may enter the queue, so a
+ * teardown that waits, inside the freeze, for anything that may recurse
+ * into reclaim with I/O is a cycle, and lockdep reports it and turns
+ * itself off.  Needs a kernel with CONFIG_PROVE_LOCKING.
+ */
+static void stream_teardown_test_frozen(struct kunit *test)
+{
+	struct teardown_keys keys;
+	struct gendisk *disk = teardown_disk(test, &keys);
+	struct request_queue *q = disk->queue;
+
+	if (!IS_ENABLED(CONFIG_PROVE_LOCKING))
+		kunit_skip(test, "needs CONFIG_PROVE_LOCKING");
+	KUNIT_ASSERT_TRUE_MSG(test, debug_locks,
+			      "lockdep is off after an earlier report");
+
+	KUNIT_ASSERT_EQ(test, blk_stream_policy_store(disk, "kunit-a", 9), 9);
+	KUNIT_ASSERT_EQ(test, blk_stream_shadow_store(disk, "kunit-b", 9), 9);
+	teardown_count.flush_work = true;
+
+	set_bit(GD_DEAD, &disk->state);
+	rwsem_acquire(&q->io_lockdep_map, 0, 1, _THIS_IP_);
+	rwsem_acquire(&q->q_lockdep_map, 0, 1, _THIS_IP_);
+	blk_stream_disk_exit(disk);
+	rwsem_release(&q->q_lockdep_map, _THIS_IP_);
+	rwsem_release(&q->io_lockdep_map, _THIS_IP_);
+
+	KUNIT_EXPECT_EQ(test, teardown_count.exits, 2);
+	KUNIT_EXPECT_TRUE_MSG(test, debug_locks,
+			      "lockdep reported the teardown inside the freeze");
+	teardown_check(test, disk, &keys);
+}
+
 static int stream_teardown_suite_init(struct kunit_suite *suite)
 {
 	int ret;
@@ -296,6 +359,7 @@ static struct kunit_case stream_teardown_test_cases[] = {
 	KUNIT_CASE(stream_teardown_test_live_race),
 	KUNIT_CASE(stream_teardown_test_shadow_race),
 	KUNIT_CASE(stream_teardown_test_release),
+	KUNIT_CASE(stream_teardown_test_frozen),
 	{}
 };
 

@@ -7,6 +7,7 @@
 #define _LINUX_BLK_STREAM_H
 
 #include <linux/bio.h>
+#include <linux/bitmap.h>
 #include <linux/list.h>
 
 /**
@@ -123,11 +124,21 @@ void blk_stream_unregister_policy(struct blk_stream_policy *pol);
 #ifdef CONFIG_BLK_CGROUP_IOSTREAM
 void blkcg_iostream_pinned(struct gendisk *disk, unsigned long *map,
 			   unsigned int nbits);
+unsigned int blkcg_iostream_budget(struct gendisk *disk, u64 cgid,
+				   unsigned long *map, unsigned int nbits);
 bool blkcg_iostream_confined(struct gendisk *disk);
 #else
 static inline void blkcg_iostream_pinned(struct gendisk *disk,
 					 unsigned long *map, unsigned int nbits)
 {
+}
+
+static inline unsigned int blkcg_iostream_budget(struct gendisk *disk,
+						 u64 cgid, unsigned long *map,
+						 unsigned int nbits)
+{
+	bitmap_zero(map, nbits);
+	return 0;
 }
 
 static inline bool blkcg_iostream_confined(struct gendisk *disk)

@@ -18,7 +18,10 @@
  * published with RCU; a bio never sees half of one.
  *
  * Streams that io.stream pins a cgroup to are left to those cgroups, and
- * writes that an earlier rule placed are tracked but not planned.  Memory
+ * writes that an earlier rule placed are tracked but not planned.  A
+ * cgroup that io.stream gives several streams (a budget) is planned on
+ * them alone: its classes are spread over its budget, and it takes none
+ * of the free streams.  Memory
  * is bounded per disk (the owner table's cap); when it cannot be had the
  * disk gets no placement, and that is counted.
  *
@@ -328,6 +331,9 @@ struct lt_tenant_index {
  * @snap: copy of the labels the planner works on
  * @scratch: the planner's scratch space
  * @next: layout being built
+ * @budget: each tenant slot's io.stream budget on the disk, as the last
+ *	check read it (lt_read_budgets())
+ * @budget_planned: the budgets the installed layout was planned with
  * @reclaim_age: reclaim age in pages of host writes, as last computed
  * @age_source: where it came from: "capacity", "media" or "operator"
  * @age_override: operator's reclaim age in pages, 0 for none
@@ -391,6 +397,8 @@ struct lt_disk {
 	struct lt_label *snap;
 	struct lt_plan_work *scratch;
 	struct lt_installed *next;
+	struct lt_budget budget[LT_MAX_TENANTS];
+	struct lt_budget budget_planned[LT_MAX_TENANTS];
 
 	u64 reclaim_age;
 	const char *age_source;
@@ -1640,20 +1648,79 @@ static void lt_update_reclaim_age(struct lt_disk *ld)
 		   max(div_u64(ld->reclaim_age, 64 * num_possible_cpus()), 1ULL));
 }
 
-/* Streams the policy may hand out: 2..max, less those io.stream pins. */
+/*
+ * Streams the policy may hand out: 2..max, less those io.stream gives
+ * cgroups, pins and budgets; the budgets read in @ld->budget are left
+ * out too, should a setting have changed between the two looks.
+ */
 static unsigned int lt_free_streams(struct lt_disk *ld, u8 *streams)
 {
 	unsigned int max = min_t(unsigned int, LT_MAX_STREAMS,
 				 ld->disk->queue->limits.max_write_streams);
 	DECLARE_BITMAP(pinned, LT_MAX_STREAMS + 1) = { };
-	unsigned int s, n = 0;
+	unsigned int s, t, k, n = 0;
 
 	blkcg_iostream_pinned(ld->disk, pinned, LT_MAX_STREAMS + 1);
+	for (t = 0; t < LT_MAX_TENANTS; t++)
+		for (k = 0; k < ld->budget[t].nr; k++)
+			__set_bit(ld->budget[t].streams[k], pinned);
 	/* Stream 1 shares the default handle with unplaced writes. */
 	for (s = 2; s <= max; s++)
 		if (!test_bit(s, pinned))
 			streams[n++] = s;
 	return n;
+}
+
+/*
+ * Read each tenant's io.stream budget on the disk into @ld->budget, its
+ * streams in ascending order, so that a tenant's longest-lived class goes
+ * on the budget's first stream, where io.stream sends the tenant's writes
+ * that the policy leaves unplaced.  The slot that cgroups share when
+ * every slot is taken has no budget: its cgroups' budgets may differ.
+ * From the worker, under plan_mutex; may sleep.
+ *
+ * Return: the tenants that have a budget.
+ */
+static u64 lt_read_budgets(struct lt_disk *ld)
+{
+	DECLARE_BITMAP(map, LT_MAX_STREAMS + 1);
+	u64 ids[LT_MAX_TENANTS], used, set = 0;
+	struct lt_budget *b;
+	unsigned int t, s;
+
+	lockdep_assert_held(&ld->plan_mutex);
+	lt_lock(ld);
+	memcpy(ids, ld->tenant_id, sizeof(ids));
+	used = ld->tenant_used;
+	for (t = 0; t < LT_MAX_TENANTS; t++)
+		if (ld->tenant_sharers[t] > 1)
+			used &= ~BIT_ULL(t);
+	lt_unlock(ld);
+	for (t = 0; t < LT_MAX_TENANTS; t++) {
+		b = &ld->budget[t];
+		b->nr = 0;
+		if (!(used & BIT_ULL(t)) ||
+		    !blkcg_iostream_budget(ld->disk, ids[t], map,
+					   LT_MAX_STREAMS + 1))
+			continue;
+		for_each_set_bit(s, map, LT_MAX_STREAMS + 1)
+			b->streams[b->nr++] = s;
+		set |= BIT_ULL(t);
+	}
+	return set;
+}
+
+/* Whether the budgets read differ from those the layout was planned with. */
+static bool lt_budgets_changed(const struct lt_disk *ld)
+{
+	unsigned int t;
+
+	for (t = 0; t < LT_MAX_TENANTS; t++)
+		if (ld->budget[t].nr != ld->budget_planned[t].nr ||
+		    memcmp(ld->budget[t].streams, ld->budget_planned[t].streams,
+			   ld->budget[t].nr))
+			return true;
+	return false;
 }
 
 /* A memo tag that no memo holds yet (lt_memo_tag()). */
@@ -1947,7 +2014,7 @@ static void lt_plan_work(struct lt_disk *ld)
 	const char *reason = NULL;
 	u8 streams[LT_MAX_STREAMS];
 	bool replan, auto_plan;
-	u64 active, informed, periods, now, sweep;
+	u64 active, informed, periods, now, sweep, budgeted;
 
 	mutex_lock(&ld->plan_mutex);
 	cur = rcu_dereference_protected(ld->layout,
@@ -1985,6 +2052,7 @@ static void lt_plan_work(struct lt_disk *ld)
 	if (!active)
 		goto out;
 	informed = lt_informed(ld->snap, LT_MAX_LABELS, active);
+	budgeted = lt_read_budgets(ld) & active;
 	if (replan) {
 		reason = "operator";
 	} else if (auto_plan) {
@@ -2003,6 +2071,9 @@ static void lt_plan_work(struct lt_disk *ld)
 		};
 
 		reason = lt_plan_due(&c);
+		/* A tenant's budget changed: plan within the new one. */
+		if (!reason && cur && lt_budgets_changed(ld))
+			reason = "budget";
 	}
 	if (!reason)
 		goto out;
@@ -2014,13 +2085,17 @@ static void lt_plan_work(struct lt_disk *ld)
 	in.nr_streams = lt_free_streams(ld, streams);
 	in.min_side_pm = READ_ONCE(min_side);
 	in.tenants = active;
+	in.budgets = ld->budget;
 	ld->next->tenants = active;
 	ld->next->informed = informed;
-	if (!in.nr_streams || lt_plan(&in, &ld->next->layout, ld->scratch))
+	if ((!in.nr_streams && !budgeted) ||
+	    lt_plan(&in, &ld->next->layout, ld->scratch))
 		goto out;
 	lt_index(ld->next, ld->snap);
-	/* Drift and learning install only a layout that changed. */
-	if (cur && (!strcmp(reason, "drift") || !strcmp(reason, "learned")) &&
+	memcpy(ld->budget_planned, ld->budget, sizeof(ld->budget));
+	/* Drift, learning and budgets install only a layout that changed. */
+	if (cur && (!strcmp(reason, "drift") || !strcmp(reason, "learned") ||
+		    !strcmp(reason, "budget")) &&
 	    lt_same_layout(cur, ld->next)) {
 		ld->last_plan_now = now;
 		ld->last_plan_period = periods;

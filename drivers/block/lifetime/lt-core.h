@@ -272,6 +272,20 @@ struct lt_log_cursor {
 };
 
 /**
+ * struct lt_budget - the streams io.stream gives one tenant as a budget
+ * @nr: streams in @streams; fewer than 2 is no budget
+ * @streams: the streams, each non-zero and distinct; the tenant's class
+ *	c, 0 the longest-lived, goes on @streams[c]
+ *
+ * A tenant with a budget is planned on its budget alone, never on the
+ * free streams; budgets of different tenants may share streams.
+ */
+struct lt_budget {
+	u8 nr;
+	u8 streams[LT_MAX_STREAMS];
+};
+
+/**
  * struct lt_plan_input - what the planner plans from
  * @labels: labels indexed by slot; slot 0 (unknown) is never planned
  * @nr_labels: entries in @labels, at most LT_MAX_LABELS
@@ -282,6 +296,8 @@ struct lt_log_cursor {
  *	bytes; 0 means LT_MIN_SIDE_PM
  * @tenants: bitmap of active tenants, 0 for all; only tenants whose
  *	labels have bytes are planned
+ * @budgets: LT_MAX_TENANTS entries, each tenant's budget, or NULL for no
+ *	budgets; a budget's streams must not be in @streams
  */
 struct lt_plan_input {
 	const struct lt_label *labels;
@@ -291,6 +307,7 @@ struct lt_plan_input {
 	u8 nr_streams;
 	u16 min_side_pm;
 	u64 tenants;
+	const struct lt_budget *budgets;
 };
 
 /**
@@ -316,7 +333,9 @@ struct lt_layout_stream {
  * @surv_short: survival of the shorter-lived side
  * @tenant: tenant whose class was split
  * @label: first (longest-lived) label of the shorter-lived side
- * @slot: index in the input's streams of the stream it added
+ * @slot: index in the input's streams of the stream it added; for a
+ *	boundary inside a budget, index in the layout's streams of the
+ *	stream of the class it starts
  */
 struct lt_commit {
 	u64 worth;
@@ -335,8 +354,11 @@ struct lt_commit {
  * @tenant_stream: each tenant's default stream (its class 0), which also
  *	takes the tenant's writes of unknown or unplanned labels; 0 if none
  * @tenant_classes: classes of each tenant
- * @stream: the streams handed out, in the order of the input's streams
- * @commit: boundaries in the order they were committed
+ * @stream: the streams handed out: the free ones, in the order of the
+ *	input's streams, then those of the budgets, each once, by tenant
+ *	and class
+ * @commit: boundaries in the order they were committed: on the free
+ *	streams, then inside each budget
  * @total_worth: sum of the committed boundaries' worth, in bytes
  * @reclaim_age: the reclaim age planned for, in pages
  * @nr_tenants: tenants planned
@@ -385,6 +407,8 @@ struct lt_layout {
  * @ggroup: first position in @gorder of each tenant's group
  * @gsize: tenants left in the group that starts at each position
  * @gslot: the slot plus one of the group that starts at each position
+ * @bslot: index plus one in the layout's streams of each budget stream
+ *	given out, 0 if none
  */
 struct lt_plan_work {
 	u64 pre_bytes[LT_MAX_LABELS + 1];
@@ -409,6 +433,7 @@ struct lt_plan_work {
 	u16 ggroup[LT_MAX_TENANTS];
 	u16 gsize[LT_MAX_TENANTS];
 	u16 gslot[LT_MAX_TENANTS];
+	u16 bslot[LT_MAX_STREAMS + 1];
 };
 
 /* lt-track.c */

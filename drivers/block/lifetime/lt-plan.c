@@ -55,6 +55,19 @@
  * them is worth more than the floor.  All B streams are used, so no
  * label boundary is committed.
  *
+ * Budgets.  A tenant that io.stream gives several streams (a budget,
+ * struct lt_budget) is planned on them alone: it takes no free stream,
+ * does not count among the tenants that the free streams are shared by,
+ * and its boundaries compete only with each other.  Its own survival
+ * order is cut at its boundaries of highest worth, one at a time as
+ * above, into at most as many classes as the budget has streams, and its
+ * class c goes on the budget's stream c: class 0, the longest-lived, also
+ * takes its writes of unknown labels.  Budgets may overlap (siblings
+ * under a parent's set): each tenant is planned on its own budget as if
+ * it were alone, so classes of the same rank share a stream, which the
+ * layout shows as shared.  The operator gave them those streams to
+ * share; the tenants without a budget keep the free streams whole.
+ *
  * Cost.  O(L^2) to sort L labels, O(B * L) for the boundaries; no
  * allocation: the caller passes the scratch space.  The result depends
  * on nothing but the input.
@@ -179,19 +192,54 @@ static bool lt_plan_before(const struct lt_plan_input *in,
 	return a < b;
 }
 
+/* Whether tenant @t has a budget: it is then planned on it alone. */
+static bool lt_budgeted(const struct lt_plan_input *in, unsigned int t)
+{
+	return in->budgets && in->budgets[t].nr >= 2;
+}
+
+/* Bitmaps of streams 0 to LT_MAX_STREAMS, as 64-bit words. */
+#define LT_STREAM_WORDS		((LT_MAX_STREAMS + 64) / 64)
+
+static bool lt_stream_test(const u64 *map, u8 s)
+{
+	return map[s / 64] & BIT_ULL(s % 64);
+}
+
+static void lt_stream_set(u64 *map, u8 s)
+{
+	map[s / 64] |= BIT_ULL(s % 64);
+}
+
+/*
+ * The free streams and each budget: non-zero and distinct, and no
+ * stream both free and in a budget.
+ */
 static int lt_plan_check(const struct lt_plan_input *in)
 {
-	unsigned int i, j;
+	u64 pool[LT_STREAM_WORDS] = { 0 }, seen[LT_STREAM_WORDS];
+	const struct lt_budget *b;
+	unsigned int i, t;
 
 	if (!in->labels || in->nr_labels > LT_MAX_LABELS ||
 	    in->min_side_pm > 1000 || (in->nr_streams && !in->streams))
 		return -EINVAL;
 	for (i = 0; i < in->nr_streams; i++) {
-		if (!in->streams[i])
+		if (!in->streams[i] || lt_stream_test(pool, in->streams[i]))
 			return -EINVAL;
-		for (j = 0; j < i; j++)
-			if (in->streams[i] == in->streams[j])
+		lt_stream_set(pool, in->streams[i]);
+	}
+	for (t = 0; t < LT_MAX_TENANTS; t++) {
+		if (!lt_budgeted(in, t))
+			continue;
+		b = &in->budgets[t];
+		memset(seen, 0, sizeof(seen));
+		for (i = 0; i < b->nr; i++) {
+			if (!b->streams[i] || lt_stream_test(seen, b->streams[i]) ||
+			    lt_stream_test(pool, b->streams[i]))
 				return -EINVAL;
+			lt_stream_set(seen, b->streams[i]);
+		}
 	}
 	return 0;
 }
@@ -237,9 +285,10 @@ static void lt_plan_order(const struct lt_plan_input *in,
 }
 
 /*
- * Tenants by bytes, largest first, ties by index; then the tenants of
- * @in->tenants whose writes touched no tracked range, by index.  Those
- * have no labels: they get a stream all the same, as survival 1.
+ * The tenants without a budget, by bytes, largest first, ties by index;
+ * then those of @in->tenants whose writes touched no tracked range, by
+ * index.  Those have no labels: they get a stream all the same, as
+ * survival 1.
  */
 static unsigned int lt_plan_tenants(const struct lt_plan_input *in,
 				    struct lt_plan_work *w)
@@ -247,7 +296,7 @@ static unsigned int lt_plan_tenants(const struct lt_plan_input *in,
 	unsigned int i, j, n = 0;
 
 	for (i = 0; i < LT_MAX_TENANTS; i++) {
-		if (!w->tenant_bytes[i])
+		if (!w->tenant_bytes[i] || lt_budgeted(in, i))
 			continue;
 		for (j = n; j > 0 &&
 		     w->tenant_bytes[w->torder[j - 1]] < w->tenant_bytes[i]; j--)
@@ -256,7 +305,8 @@ static unsigned int lt_plan_tenants(const struct lt_plan_input *in,
 		n++;
 	}
 	for (i = 0; i < LT_MAX_TENANTS; i++)
-		if (!w->tenant_bytes[i] && (in->tenants & BIT_ULL(i)))
+		if (!w->tenant_bytes[i] && (in->tenants & BIT_ULL(i)) &&
+		    !lt_budgeted(in, i))
 			w->torder[n++] = i;
 	return n;
 }
@@ -281,18 +331,18 @@ static u64 lt_cut_worth(const u64 *pb, const u64 *pd, unsigned int cs,
 }
 
 /*
- * The allowed boundary of highest worth among the tenants that own their
- * stream; ties go to the lowest tenant, then the earliest position.
- * Returns its position in the order, or 0 if no boundary is worth anything.
+ * The allowed boundary of highest worth among @tenants (a bitmap); ties
+ * go to the lowest tenant, then the earliest position.  Returns its
+ * position in the order, or 0 if no boundary is worth anything.
  */
 static unsigned int lt_plan_best(struct lt_plan_work *w,
-				 struct lt_commit *best)
+				 struct lt_commit *best, u64 tenants)
 {
 	unsigned int t, p, q, cs, best_q = 0;
 
 	best->worth = 0;
 	for (t = 0; t < LT_MAX_TENANTS; t++) {
-		if (!w->tenant_bytes[t] || !w->own[t])
+		if (!w->tenant_bytes[t] || !(tenants & BIT_ULL(t)))
 			continue;
 		cs = w->first[t];
 		for (p = cs + 1; p <= w->end[t]; p++) {
@@ -429,38 +479,17 @@ static unsigned int lt_plan_groups(struct lt_plan_work *w, unsigned int nt,
 	return slot;
 }
 
-/**
- * lt_plan() - compute a layout
- * @in: labels, reclaim age, free streams and limits
- * @out: the layout
- * @work: scratch space
- *
- * See the top of this file for the method.  With at most as many tenants
- * as streams, no stream serves two tenants.
- *
- * Context: any; does not sleep or allocate.
- * Return: 0, or -EINVAL for a bad input.
+/*
+ * The free streams: one to each of the @nt tenants without a budget, or
+ * groups when they do not fit, then the boundaries of highest worth (see
+ * the top of this file).  Returns the entries of @out->stream in use.
  */
-int lt_plan(const struct lt_plan_input *in, struct lt_layout *out,
-	    struct lt_plan_work *work)
+static unsigned int lt_plan_pool(const struct lt_plan_input *in,
+				 struct lt_plan_work *w, struct lt_layout *out,
+				 unsigned int nt, u32 pm)
 {
-	unsigned int i, nt, used, slot, cls, t, p, budget = in->nr_streams;
-	struct lt_plan_work *w = work;
-	u32 pm = in->min_side_pm ? in->min_side_pm : LT_MIN_SIDE_PM;
-	int ret;
-
-	memset(out, 0, sizeof(*out));
-	ret = lt_plan_check(in);
-	if (ret)
-		return ret;
-	memset(w, 0, sizeof(*w));
-	out->reclaim_age = in->reclaim_age;
-
-	lt_plan_order(in, w);
-	nt = lt_plan_tenants(in, w);
-	out->nr_tenants = nt;
-	if (!nt || !budget)
-		return 0;
+	unsigned int i, used, slot, cls, t, p, budget = in->nr_streams;
+	u64 owners = 0;
 
 	/* Tenant-first: one stream each, or groups when they do not fit. */
 	for (i = 0; i < nt; i++) {
@@ -470,12 +499,15 @@ int lt_plan(const struct lt_plan_input *in, struct lt_layout *out,
 			w->own[t] = i + 1;
 	}
 	used = nt <= budget ? nt : lt_plan_groups(w, nt, budget, pm, out);
+	for (i = 0; i < nt; i++)
+		if (w->own[w->torder[i]])
+			owners |= BIT_ULL(w->torder[i]);
 
 	/* Then the boundaries, best first, while streams remain. */
 	while (used < budget) {
 		struct lt_commit *c = &out->commit[out->nr_commits];
 
-		p = lt_plan_best(w, c);
+		p = lt_plan_best(w, c, owners);
 		if (!p)
 			break;
 		w->cut[p] = true;
@@ -515,8 +547,135 @@ int lt_plan(const struct lt_plan_input *in, struct lt_layout *out,
 		}
 		out->tenant_classes[t] = cls + 1;
 	}
-	for (slot = 0; slot < used; slot++) {
+	for (slot = 0; slot < used; slot++)
 		out->stream[slot].stream = in->streams[slot];
+	return used;
+}
+
+/*
+ * The entry of @out->stream for budget stream @stream, given to tenant @t
+ * for its class @cls: a new one at *@n, or the one another class or
+ * tenant was given, then shared by tenants if they differ.
+ */
+static unsigned int lt_budget_slot(struct lt_plan_work *w,
+				   struct lt_layout *out, unsigned int *n,
+				   u16 t, u8 stream, u8 cls)
+{
+	unsigned int slot = w->bslot[stream];
+
+	if (slot) {
+		slot--;
+		if (out->stream[slot].tenant != t)
+			out->stream[slot].tenant = LT_TENANT_SHARED;
+		return slot;
+	}
+	slot = (*n)++;
+	w->bslot[stream] = slot + 1;
+	out->stream[slot].stream = stream;
+	out->stream[slot].tenant = t;
+	out->stream[slot].class = cls;
+	return slot;
+}
+
+/*
+ * Each tenant with a budget on its budget alone (see the top of this
+ * file), its streams in @out->stream after the @used free ones.  The
+ * budgets' streams are distinct from the free ones and from each other
+ * inside one budget (lt_plan_check()), so there are at most
+ * LT_MAX_STREAMS entries in all.  Returns the entries in use.
+ */
+static unsigned int lt_plan_budgets(const struct lt_plan_input *in,
+				    struct lt_plan_work *w,
+				    struct lt_layout *out, unsigned int used,
+				    u32 pm)
+{
+	unsigned int t, k, p, cls, slot, first, n = used;
+	const struct lt_budget *b;
+
+	for (t = 0; t < LT_MAX_TENANTS; t++) {
+		if (!lt_budgeted(in, t) ||
+		    (!w->tenant_bytes[t] && !(in->tenants & BIT_ULL(t))))
+			continue;
+		b = &in->budgets[t];
+		out->nr_tenants++;
+		w->min_side[t] = mul_u64_u32_div(w->tenant_bytes[t], pm, 1000);
+
+		/* Its own boundaries of highest worth, one stream each. */
+		first = out->nr_commits;
+		for (k = 1; k < b->nr; k++) {
+			struct lt_commit c = { };
+
+			p = lt_plan_best(w, &c, BIT_ULL(t));
+			if (!p)
+				break;
+			w->cut[p] = true;
+			c.label = w->order[p];
+			out->total_worth += c.worth;
+			/* Shown while there is room; planned all the same. */
+			if (out->nr_commits < LT_MAX_STREAMS)
+				out->commit[out->nr_commits++] = c;
+		}
+
+		/* Class c on the budget's stream c; also with no labels. */
+		cls = 0;
+		slot = lt_budget_slot(w, out, &n, t, b->streams[0], 0);
+		out->tenant_stream[t] = b->streams[0];
+		for (p = w->first[t]; p < w->end[t]; p++) {
+			u16 label = w->order[p];
+
+			if (p > w->first[t] && w->cut[p]) {
+				cls++;
+				slot = lt_budget_slot(w, out, &n, t,
+						      b->streams[cls], cls);
+			}
+			out->label_stream[label] = b->streams[cls];
+			out->label_class[label] = cls;
+			w->slot_bytes[slot] += in->labels[label].bytes;
+			w->slot_dead[slot] += w->pre_dead[p + 1] - w->pre_dead[p];
+		}
+		out->tenant_classes[t] = cls + 1;
+		for (k = first; k < out->nr_commits; k++)
+			out->commit[k].slot =
+				w->bslot[out->label_stream[out->commit[k].label]] - 1;
+	}
+	return n;
+}
+
+/**
+ * lt_plan() - compute a layout
+ * @in: labels, reclaim age, free streams, budgets and limits
+ * @out: the layout
+ * @work: scratch space
+ *
+ * See the top of this file for the method.  With at most as many tenants
+ * without a budget as free streams, no free stream serves two tenants;
+ * a tenant with a budget gets streams of its budget only.
+ *
+ * Context: any; does not sleep or allocate.
+ * Return: 0, or -EINVAL for a bad input.
+ */
+int lt_plan(const struct lt_plan_input *in, struct lt_layout *out,
+	    struct lt_plan_work *work)
+{
+	u32 pm = in->min_side_pm ? in->min_side_pm : LT_MIN_SIDE_PM;
+	struct lt_plan_work *w = work;
+	unsigned int i, nt, used = 0, slot, t;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = lt_plan_check(in);
+	if (ret)
+		return ret;
+	memset(w, 0, sizeof(*w));
+	out->reclaim_age = in->reclaim_age;
+
+	lt_plan_order(in, w);
+	nt = lt_plan_tenants(in, w);
+	out->nr_tenants = nt;
+	if (nt && in->nr_streams)
+		used = lt_plan_pool(in, w, out, nt, pm);
+	used = lt_plan_budgets(in, w, out, used, pm);
+	for (slot = 0; slot < used; slot++) {
 		out->stream[slot].bytes = w->slot_bytes[slot];
 		out->stream[slot].survival = lt_survival(w->slot_bytes[slot],
 							 w->slot_dead[slot]);

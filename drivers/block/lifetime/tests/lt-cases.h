@@ -894,6 +894,191 @@ static void lt_test_plan_unseen_tenant(LT_TEST_CTX *test)
 	LT_EXPECT_EQ(test, out->tenant_stream[5], 3);
 }
 
+/* Whether every label of tenant @t is on a stream of @b, and no other is. */
+static bool lt_test_in_budget(const struct lt_label *labels, unsigned int nr,
+			      const struct lt_layout *out, u16 t,
+			      const struct lt_budget *b)
+{
+	unsigned int i, k;
+	bool in, own;
+
+	for (i = 1; i < nr; i++) {
+		for (in = false, k = 0; k < b->nr; k++)
+			in |= out->label_stream[i] == b->streams[k];
+		own = labels[i].tenant == t;
+		if (in != own)
+			return false;
+	}
+	return true;
+}
+
+/* The free streams' entries of two layouts are the same. */
+static bool lt_test_same_pool(const struct lt_layout *a,
+			      const struct lt_layout *b, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (a->stream[i].stream != b->stream[i].stream ||
+		    a->stream[i].tenant != b->stream[i].tenant ||
+		    a->stream[i].bytes != b->stream[i].bytes)
+			return false;
+	return true;
+}
+
+/*
+ * io.stream budgets: a tenant with one is planned on it alone, class c on
+ * its stream c; the others are planned on the free streams as if it were
+ * not there.
+ */
+static void lt_test_plan_io_budget(LT_TEST_CTX *test)
+{
+	struct lt_label *labels = lt_test_alloc(test, sizeof(*labels) *
+						LT_MAX_LABELS);
+	struct lt_budget *budgets = lt_test_alloc(test, sizeof(*budgets) *
+						  LT_MAX_TENANTS);
+	struct lt_plan_work *work = lt_test_alloc(test, sizeof(*work));
+	struct lt_layout *out = lt_test_alloc(test, sizeof(*out));
+	struct lt_layout *ref = lt_test_alloc(test, sizeof(*ref));
+	struct lt_plan_input in = {
+		.labels = labels,
+		.nr_labels = LT_NODE_LABELS,
+		.reclaim_age = LT_TEST_R,
+		.streams = lt_test_streams,
+		.nr_streams = 7,
+	};
+	unsigned int i, t;
+
+	if (!LT_EXPECT(test, labels && budgets && work && out && ref))
+		return;
+	lt_test_fill(labels, lt_shared_node, LT_NODE_LABELS);
+
+	/* The others alone, then SQLite with a budget of streams 20, 21. */
+	in.tenants = BIT_ULL(0) | BIT_ULL(1) | BIT_ULL(3);
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, ref, work), 0))
+		return;
+	budgets[2].nr = 2;
+	budgets[2].streams[0] = 20;
+	budgets[2].streams[1] = 21;
+	in.budgets = budgets;
+	in.tenants = 0;
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, out, work), 0))
+		return;
+	LT_EXPECT_EQ(test, out->nr_tenants, 4);
+	/* Its data (class 0) and its log on the two budget streams. */
+	LT_EXPECT_EQ(test, out->tenant_stream[2], 20);
+	LT_EXPECT_EQ(test, out->label_stream[LT_SQ_DB], 20);
+	LT_EXPECT_EQ(test, out->label_stream[LT_SQ_WAL], 21);
+	LT_EXPECT_EQ(test, out->label_class[LT_SQ_WAL], 1);
+	LT_EXPECT_EQ(test, out->tenant_classes[2], 2);
+	LT_EXPECT(test, lt_test_in_budget(labels, LT_NODE_LABELS, out, 2,
+					  &budgets[2]));
+	/* The others lose no free stream to it: the same plan as without. */
+	LT_EXPECT_EQ(test, ref->nr_streams, 7);
+	LT_EXPECT_EQ(test, out->nr_streams, ref->nr_streams + 2);
+	LT_EXPECT(test, lt_test_same_pool(out, ref, ref->nr_streams));
+	for (i = 1; i < LT_NODE_LABELS; i++)
+		if (labels[i].tenant != 2)
+			LT_EXPECT_EQ(test, out->label_stream[i],
+				     ref->label_stream[i]);
+	for (t = 0; t < LT_MAX_TENANTS; t++)
+		if (t != 2)
+			LT_EXPECT_EQ(test, out->tenant_stream[t],
+				     ref->tenant_stream[t]);
+	LT_EXPECT_EQ(test, out->stream[7].stream, 20);
+	LT_EXPECT_EQ(test, out->stream[7].tenant, 2);
+	LT_EXPECT_EQ(test, out->stream[8].stream, 21);
+	LT_EXPECT_EQ(test, out->stream[8].class, 1);
+	LT_EXPECT_EQ(test, out->stream[8].bytes, 6144 * LT_MIB);
+	LT_EXPECT(test, out->stream[8].survival < LT_SURV_ONE / 100);
+	LT_EXPECT_EQ(test, out->commit[out->nr_commits - 1].tenant, 2);
+	LT_EXPECT_EQ(test, out->commit[out->nr_commits - 1].slot, 8);
+
+	/*
+	 * RocksDB too, with three streams that overlap SQLite's: three
+	 * classes (g5 | g4 | g0-3, the best two cuts), each tenant planned
+	 * on its budget as if alone, and the streams they share shown so.
+	 */
+	budgets[0].nr = 3;
+	budgets[0].streams[0] = 20;
+	budgets[0].streams[1] = 21;
+	budgets[0].streams[2] = 22;
+	in.tenants = BIT_ULL(1) | BIT_ULL(3);
+	in.budgets = NULL;
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, ref, work), 0))
+		return;
+	in.tenants = 0;
+	in.budgets = budgets;
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, out, work), 0))
+		return;
+	LT_EXPECT_EQ(test, out->tenant_classes[0], 3);
+	LT_EXPECT_EQ(test, out->label_stream[LT_G5], 20);
+	LT_EXPECT_EQ(test, out->label_stream[LT_G4], 21);
+	LT_EXPECT_EQ(test, out->label_stream[LT_G0], 22);
+	LT_EXPECT_EQ(test, out->label_stream[LT_G3], 22);
+	LT_EXPECT_EQ(test, out->label_stream[LT_SQ_DB], 20);
+	LT_EXPECT_EQ(test, out->label_stream[LT_SQ_WAL], 21);
+	LT_EXPECT(test, lt_test_same_pool(out, ref, ref->nr_streams));
+	if (LT_EXPECT_EQ(test, out->nr_streams, ref->nr_streams + 3)) {
+		LT_EXPECT_EQ(test, out->stream[ref->nr_streams].tenant,
+			     LT_TENANT_SHARED);
+		LT_EXPECT_EQ(test, out->stream[ref->nr_streams + 1].tenant,
+			     LT_TENANT_SHARED);
+		LT_EXPECT_EQ(test, out->stream[ref->nr_streams + 2].tenant, 0);
+	}
+	for (i = 1; i < LT_NODE_LABELS; i++)
+		if (labels[i].tenant == 1 || labels[i].tenant == 3)
+			LT_EXPECT(test, out->label_stream[i] >= 2 &&
+				  out->label_stream[i] <= 8);
+
+	/* No free stream at all: the budgets are planned all the same. */
+	in.nr_streams = 0;
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, out, work), 0))
+		return;
+	LT_EXPECT_EQ(test, out->nr_streams, 3);
+	LT_EXPECT_EQ(test, out->label_stream[LT_SQ_WAL], 21);
+	LT_EXPECT_EQ(test, out->label_stream[LT_PG_WAL], 0);
+	LT_EXPECT_EQ(test, out->tenant_stream[1], 0);
+
+	/* An active tenant with no labels: its budget's first stream. */
+	in.nr_streams = 7;
+	in.tenants = BIT_ULL(0) | BIT_ULL(5);
+	budgets[5].nr = 2;
+	budgets[5].streams[0] = 30;
+	budgets[5].streams[1] = 31;
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, out, work), 0))
+		return;
+	LT_EXPECT_EQ(test, out->nr_tenants, 2);
+	LT_EXPECT_EQ(test, out->tenant_stream[5], 30);
+	LT_EXPECT_EQ(test, out->tenant_stream[2], 0);
+	LT_EXPECT_EQ(test, out->nr_streams, 4);
+
+	/* One stream is a pin, not a budget: planned on the free streams. */
+	memset(budgets, 0, sizeof(*budgets) * LT_MAX_TENANTS);
+	budgets[2].nr = 1;
+	budgets[2].streams[0] = 20;
+	in.tenants = 0;
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, out, work), 0))
+		return;
+	in.budgets = NULL;
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, ref, work), 0))
+		return;
+	LT_EXPECT(test, !memcmp(out->label_stream, ref->label_stream,
+				sizeof(out->label_stream)));
+
+	/* A budget stream that is free, repeated or 0 is refused. */
+	in.budgets = budgets;
+	budgets[2].nr = 2;
+	budgets[2].streams[1] = 2;
+	LT_EXPECT_EQ(test, lt_plan(&in, out, work), -EINVAL);
+	budgets[2].streams[1] = 20;
+	LT_EXPECT_EQ(test, lt_plan(&in, out, work), -EINVAL);
+	budgets[2].streams[1] = 0;
+	LT_EXPECT_EQ(test, lt_plan(&in, out, work), -EINVAL);
+	budgets[2].streams[1] = 21;
+	LT_EXPECT_EQ(test, lt_plan(&in, out, work), 0);
+}
+
 /* Same keys, opposite lifetimes in two tenants: each gets its own split. */
 static void lt_test_plan_conflict(LT_TEST_CTX *test)
 {
@@ -1366,6 +1551,7 @@ static const struct lt_test_case lt_test_table[] = {
 	{ "plan_many_tenants", lt_test_plan_many_tenants },
 	{ "plan_tenant_groups", lt_test_plan_tenant_groups },
 	{ "plan_unseen_tenant", lt_test_plan_unseen_tenant },
+	{ "plan_io_budget", lt_test_plan_io_budget },
 	{ "plan_conflict", lt_test_plan_conflict },
 	{ "plan_min_side", lt_test_plan_min_side },
 	{ "plan_determinism", lt_test_plan_determinism },

@@ -18,9 +18,20 @@
 #  - the namespace's placement policy (hint, mapping writes without a
 #    hint to a stream) places the writes that reach it through the
 #    stacked device;
+#  - and sees the lifetime hint the application set on its fd of the
+#    stacked device (dm-crypt's encrypted copies carry it);
 #  - and settings that no decision would read are refused: io.stream
 #    lines for a mapped device fail, and it offers no placement policy;
 #  - a target not known to carry streams (dm-flakey) offers none.
+#
+# With ext4 on the dm-linear volume:
+#
+#  - the writeback of a pinned cgroup's dirty pages, which the flusher
+#    writes, not the tenant, lands on the pin;
+#  - the journal_stream mount option places the journal on the namespace;
+#
+# and io.stat counts a pinned cgroup's writes through dm-linear once, on
+# the namespace's line, with no stream keys on the mapped device's.
 #
 # The snapshot origin holds each first write to a chunk until the chunk
 # is copied, then sends it down from the copy's completion, not through
@@ -59,7 +70,9 @@ cow=fdp_dm_stack_cow
 snap=fdp_dm_stack_snap
 origin=fdp_dm_stack_origin
 flakey=fdp_dm_stack_flakey
-nr_tests=23
+mnt=/mnt/dm_stack_test
+journal_stream=2
+nr_tests=31
 
 # Let dmsetup make its device nodes itself: the test runs without udev.
 export DM_DISABLE_UDEV=1
@@ -68,10 +81,11 @@ dms() { dmsetup --noudevsync "$@"; }
 cleanup() {
 	local n
 
+	umount $mnt 2>/dev/null
 	for n in $crypt $origin $snap $cow $lin $thin $pool $meta $data $flakey; do
 		dms remove $n 2>/dev/null
 	done
-	rmdir $top/pinned 2>/dev/null
+	rmdir $top/pinned $top/counted 2>/dev/null
 	rmdir $top 2>/dev/null
 	echo none >$q/write_stream_policy 2>/dev/null
 	echo default >$q/write_stream_hint_map 2>/dev/null
@@ -177,7 +191,8 @@ case_names() {	# LABEL
 	       "$1: the application's stream reaches the namespace"
 	       "$1: io.stream of the namespace places the cgroup's writes"
 	       "$1: io.stream of the namespace confines the application's stream"
-	       "$1: the namespace's placement policy places the writes")
+	       "$1: the namespace's placement policy places the writes"
+	       "$1: the namespace's placement policy sees the application's hint")
 }
 
 cases() {	# NAME LABEL
@@ -219,6 +234,20 @@ cases() {	# NAME LABEL
 	diag "$label, policy hint of $disk, not_set to $policy_stream:" \
 	     "$on bytes on handle $((policy_stream - 1)), $off on others"
 	check "${names[4]}" landed "$on" "$off"
+
+	# A lifetime hint on the fd of the stacked device, which the hint
+	# policy of the namespace below maps to the stream.
+	echo default >$q/write_stream_hint_map &&
+		echo "short $policy_stream" >$q/write_stream_hint_map ||
+		bail "cannot set the hint map"
+	echo hint >$q/write_stream_policy || bail "cannot set policy hint"
+	# RWH_WRITE_LIFE_SHORT
+	read -r on off < <(watch_write $((policy_stream - 1)) "$d" --hint 2)
+	echo none >$q/write_stream_policy
+	echo default >$q/write_stream_hint_map
+	diag "$label, policy hint of $disk, short to $policy_stream:" \
+	     "$on bytes on handle $((policy_stream - 1)), $off on others"
+	check "${names[5]}" landed "$on" "$off"
 }
 
 # The cases of a device, or their skips: HAVE is 1 if its target is there.
@@ -245,6 +274,51 @@ check "dm-linear: an io.stream line for the mapped device is refused" \
 check "dm-linear: the mapped device offers no placement policy" \
 	[ ! -e /sys/block/$dm/queue/write_stream_policy -a \
 	  ! -e /sys/block/$dm/queue/write_stream_hint_map ]
+
+# io.stat: a pinned cgroup's direct writes through the volume count once,
+# on the namespace, where they were decided.
+mkdir -p $top/counted
+echo "$dev $pin_stream" >$top/counted/io.stream || bail "cannot pin $top/counted"
+in_cg counted "$tool" write --dev /dev/mapper/$lin --offset 0 --size $size ||
+	bail "cannot write to /dev/mapper/$lin"
+stat=$(cat $top/counted/io.stat)
+diag "io.stat of a cgroup that wrote $size bytes through dm-linear:"
+while read -r l; do diag "  $l"; done <<<"$stat"
+wbytes=$(grep "^$dev " <<<"$stat" | grep -o "stream$pin_stream\.wbytes=[0-9]*")
+check "dm-linear: io.stat counts the cgroup's writes once, on the namespace" \
+	[ "$wbytes" = "stream$pin_stream.wbytes=$size" ]
+check "dm-linear: io.stat shows no stream keys on the mapped device" \
+	eval "! grep '^$mm ' <<<\"\$stat\" | grep -q stream"
+
+# ext4 on the volume, its journal on a stream of its own.
+mkfs.ext4 -q -F -E nodiscard,lazy_itable_init=0,lazy_journal_init=0 \
+	/dev/mapper/$lin && mkdir -p $mnt &&
+	mount -o journal_stream=$journal_stream /dev/mapper/$lin $mnt ||
+	bail "cannot mount ext4 with journal_stream=$journal_stream on $lin"
+# Dirty pages of the pinned cgroup (memory and io: cgroup writeback), which
+# the flusher writes back at the sync, after the tenant left.
+echo "+memory" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+echo "+memory" >$top/cgroup.subtree_control ||
+	bail "no memory controller in $top: cgroup writeback needs it"
+out=$("$tool" watch --interval 1 -- bash -c \
+	"echo \$BASHPID >$top/pinned/cgroup.procs &&
+	 dd if=/dev/urandom of=$mnt/dirty bs=1M count=$((size / MiB)) status=none &&
+	 echo \$BASHPID >/sys/fs/cgroup/cgroup.procs && sync")
+read -r on off < <(handle_split $((pin_stream - 1)) <<<"$out")
+diag "dm-linear, ext4, writeback of the pinned cgroup:" \
+     "$on bytes on handle $((pin_stream - 1)), $off on others"
+check "dm-linear: ext4's writeback of a pinned cgroup lands on the pin" \
+	landed "$on" "$off"
+# Journal commits: small files, each synced.
+out=$("$tool" watch --interval 1 -- bash -c \
+	"for i in \$(seq 200); do echo \$i >$mnt/j\$i; sync $mnt/j\$i; done")
+read -r on off < <(handle_split $((journal_stream - 1)) <<<"$out")
+diag "dm-linear, ext4, 200 synced small files:" \
+     "$on bytes on handle $((journal_stream - 1)), $off on others"
+check "dm-linear: ext4's journal_stream places the journal on the namespace" \
+	[ "$on" -ge $((200 * 4096)) ]
+umount $mnt
+
 cases_or_skip $have_crypt $crypt "dm-crypt over dm-linear" "no crypt target (CONFIG_DM_CRYPT)"
 cases_or_skip $have_thin $thin dm-thin "no thin-pool target (CONFIG_DM_THIN_PROVISIONING)"
 cases_or_skip $have_snap $origin "snapshot origin on the namespace" \

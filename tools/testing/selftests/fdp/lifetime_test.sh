@@ -31,7 +31,7 @@ dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/fdp_lib.sh"
 mnt=/tmp/lifetime_test.mnt
 top=/sys/fs/cgroup/lifetime_test
-nr_tests=26
+nr_tests=29
 
 fdp_named_disk
 lt=/sys/block/$disk/lifetime
@@ -418,6 +418,87 @@ check "a pinned cgroup keeps its stream and takes none of the policy's" \
 	       grep -q '^stream .* cgroup $u_id ' $dbg/layout"
 echo "$dev default" >$top/pinned/io.stream
 umount $mnt
+
+# --- a cgroup's budget: the policy plans within it -----------------------
+# Cgroup "budget" has the last two streams, a budget; cgroup "free" none.
+# On the raw disk, with O_DIRECT, so that the device sees nothing but
+# the tenants' writes: "budget" rewrites 1 MiB in place again and again
+# (it dies young, from a thread named hotw) and writes 512 KiB once at
+# a new place each time (it lives, from coldw); "free" appends 256 KiB.
+# Its two lifetimes must land on the two handles of its budget, all its
+# bytes on them; "free" must keep a handle of its own, and the layout
+# must give "budget" none of the free streams.  Before the policy
+# planned within budgets, it gave "budget" free streams (2 and 4 here)
+# that io.stream folded, mod 2, onto one stream of the budget.
+budget_test() {
+	local b1=$((streams - 1)) b2=$streams bin=/tmp/lifetime_test.bin
+	local old_shift i out_hot out_cold h_hot h_cold h_free used bad=0
+	local bid fid h
+
+	umount $mnt 2>/dev/null
+	mkdir -p $bin
+	ln -sf "$(command -v dd)" $bin/hotw
+	ln -sf "$(command -v dd)" $bin/coldw
+	old_shift=$(cat "$(param sample_shift)")
+	echo 0 >"$(param sample_shift)"
+	start_policy $((8 * MiB))
+	echo "$old_shift" >"$(param sample_shift)"
+	mkdir -p $top/budget $top/free
+	echo "$dev $b1-$b2" >$top/budget/io.stream
+	bid=$(stat -c %i $top/budget)
+	fid=$(stat -c %i $top/free)
+	# hot at 64 MiB, cold from 256 MiB, free from 512 MiB on.
+	bhot() { $bin/hotw if=/dev/urandom of=/dev/$disk bs=256k count=4 \
+		seek=256 oflag=direct conv=notrunc status=none; }
+	bcold() { $bin/coldw if=/dev/urandom of=/dev/$disk bs=256k count=2 \
+		seek=$((1024 + 2 * $1)) oflag=direct conv=notrunc status=none; }
+	fwrite() { dd if=/dev/urandom of=/dev/$disk bs=256k count=1 \
+		seek=$((2048 + $1)) oflag=direct conv=notrunc status=none; }
+	for i in $(seq 0 23); do
+		in_cg budget bhot
+		in_cg budget bcold $i
+		in_cg free fwrite $i
+	done
+	echo 1 >$lt/replan
+	watch_in() {	# CG FUNC ARG: fdp_tool watch output of FUNC ARG in CG
+		"$tool" watch -- bash -c "$(declare -f in_cg bhot bcold fwrite);
+			top=$top bin=$bin disk=$disk; in_cg $*"
+	}
+	out_hot=$(watch_in budget bhot)
+	out_cold=$(watch_in budget bcold 30)
+	h_hot=$(main_handle <<<"$out_hot")
+	h_cold=$(main_handle <<<"$out_cold")
+	h_free=$(watch_in free fwrite 30 | main_handle)
+	used=$(awk -F'[ =]' '/^handle=/ && $4 > 0 { printf "%s ", $2 }' \
+		<<<"$out_hot$(printf '\n')$out_cold")
+	diag "budget $b1-$b2 (handles $((b1 - 1)) and $((b2 - 1))): short-lived" \
+		"on $h_hot, long-lived on $h_cold, all on: $used; free tenant on $h_free"
+	layout | grep -E '^(stream|boundary)' | sed 's/^/# /'
+	[ -n "$used" ] || bad=1
+	for h in $used; do
+		[ "$h" = $((b1 - 1)) ] || [ "$h" = $((b2 - 1)) ] || bad=1
+	done
+	check "a cgroup's budget takes all its writes" [ $bad = 0 ]
+	in_budget() { [ "$1" = $((b1 - 1)) ] || [ "$1" = $((b2 - 1)) ]; }
+	bad=1
+	in_budget "$h_hot" && in_budget "$h_cold" && [ "$h_hot" != "$h_cold" ] && bad=0
+	check "its short- and long-lived writes go on different handles of its budget" \
+		[ $bad = 0 ]
+	# Its streams in the layout are its budget's; the free tenant's not.
+	bad=0
+	layout | awk -v b1=$b1 -v b2=$b2 -v id=$bid \
+		'$1 == "stream" && $6 == id && $2 != b1 && $2 != b2 { bad = 1 }
+		 END { exit bad }' || bad=1
+	layout | grep -q "^stream [0-9]* tenant [0-9]* cgroup $fid " || bad=1
+	case $h_free in mixed|none|0|$((b1 - 1))|$((b2 - 1))) bad=1 ;; esac
+	check "a tenant without a budget keeps its own handle; the budget takes no free stream" \
+		[ $bad = 0 ]
+	echo "$dev default" >$top/budget/io.stream
+	rmdir $top/budget $top/free
+	rm -rf $bin
+	unset -f bhot bcold fwrite watch_in in_budget
+}
+budget_test
 
 # --- switches and unload under running writes ----------------------------
 setup_fs || bail "cannot make ext4 on $disk"

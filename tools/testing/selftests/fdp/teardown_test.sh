@@ -27,6 +27,8 @@
 #  - the kernel logged no warning, BUG, oops or lockdep or KASAN report
 #    (lockdep and KASAN only report on a kernel built with them, see
 #    the diag lines);
+#  - on a kernel with kmemleak, a scan finds no unreferenced object
+#    allocated by the placement code (blk_stream, io.stream, lifetime);
 #  - the lifetime module unloads (no instance of it was left behind);
 #  - the decision point is off again: a write from a new cgroup, with no
 #    policy on any disk, counts no stream in io.stat (which counts only
@@ -93,7 +95,7 @@ elif ! grep -q 'debug_locks: *1' /proc/lockdep_stats; then
 	diag "lockdep is off (an earlier report turned it off): no lock order checked"
 fi
 tmp=$(mktemp -d) || ktap_exit_fail_msg "mktemp failed"
-ktap_set_plan 7
+ktap_set_plan 8
 
 # Whether a write from a new cgroup to the disk counts a stream in
 # io.stat, that is whether the decision point places.
@@ -178,6 +180,10 @@ elif [ $base_off != 1 ]; then
 	probe="io.stat counts streams with no policy: something else places"
 fi
 [ -z "$probe" ] || diag "cannot see the decision point: $probe"
+
+# Leaks found from here on are this test's.
+kmemleak=/sys/kernel/debug/kmemleak
+[ -w $kmemleak ] && echo clear >$kmemleak 2>/dev/null || kmemleak=
 
 # The kernel log from here on is this test's.
 marker="teardown_test: start $$ $EPOCHSECONDS"
@@ -269,6 +275,22 @@ check "no kernel warning, BUG, oops, lockdep or KASAN report" test -z "$bad"
 if [ $lost = 0 ]; then
 	echo none >$q/write_stream_policy
 	echo none >$q/write_stream_shadow
+fi
+
+# Scan while the module is loaded, so that its symbols resolve in the
+# backtraces; an object is reported only once it has stayed unreferenced
+# through two scans, some seconds apart.
+if [ -z "$kmemleak" ]; then
+	ktap_test_skip "kmemleak finds nothing of the placement code (no kmemleak)"
+else
+	echo scan >$kmemleak
+	sleep 6
+	echo scan >$kmemleak
+	awk -v RS='unreferenced object' \
+		'/blk_stream|iostream|blk_lifetime| lt_[a-z_]+\+0x/ {
+			print "unreferenced object" $0 }' $kmemleak >$tmp/leaks
+	head -40 $tmp/leaks | while read -r l; do diag "$l"; done
+	check "kmemleak finds nothing of the placement code" test ! -s $tmp/leaks
 fi
 diag "blk_lifetime refcnt $(cat $mod/refcnt 2>/dev/null)"
 check "the lifetime module unloads" rmmod blk_lifetime
