@@ -809,6 +809,9 @@ static unsigned int iostream_budget(struct blkcg *blkcg,
  * leaves every stream free, which is no budget either.
  *
  * Context: process context; may sleep.  Takes no lock of the disk's.
+ * The id is looked up in the caller's cgroup namespace.  A cgroup being
+ * removed can read as its nearest live ancestor's budget.
+ *
  * Return: the number of streams in the budget, at least 2, with @map set
  * to them; 0 with @map cleared if the cgroup has no budget on @disk or
  * is gone.

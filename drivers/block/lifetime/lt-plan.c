@@ -62,10 +62,14 @@
  * order is cut at its boundaries of highest worth, one at a time as
  * above, into at most as many classes as the budget has streams, and its
  * class c goes on the budget's stream c: class 0, the longest-lived, also
- * takes its writes of unknown labels.  Budgets may overlap (siblings
- * under a parent's set): each tenant is planned on its own budget as if
- * it were alone, so classes of the same rank share a stream, which the
- * layout shows as shared.  The operator gave them those streams to
+ * takes its writes of unknown labels.  Tenants that have the same
+ * budget (siblings under a parent's set) are planned on it together, as
+ * the free streams are planned for the tenants without one: a stream
+ * each while they fit, survival groups when they do not, then the best
+ * boundaries among them.  A budget that only partly overlaps another's
+ * (or that no longer fits the layout) is planned for each of its tenants
+ * as if it were alone, so classes of the same rank share a stream, which
+ * the layout shows as shared.  The operator gave them those streams to
  * share; the tenants without a budget keep the free streams whole.
  *
  * Cost.  O(L^2) to sort L labels, O(B * L) for the boundaries; no
@@ -480,15 +484,18 @@ static unsigned int lt_plan_groups(struct lt_plan_work *w, unsigned int nt,
 }
 
 /*
- * The free streams: one to each of the @nt tenants without a budget, or
- * groups when they do not fit, then the boundaries of highest worth (see
- * the top of this file).  Returns the entries of @out->stream in use.
+ * A pool of @budget streams: one to each of the @nt tenants of
+ * @w->torder, or groups when they do not fit, then the boundaries of
+ * highest worth (see the top of this file).  The pool's streams are
+ * @streams; its entries of @out->stream start at @base.  Returns the
+ * entries it put in use.
  */
 static unsigned int lt_plan_pool(const struct lt_plan_input *in,
 				 struct lt_plan_work *w, struct lt_layout *out,
-				 unsigned int nt, u32 pm)
+				 unsigned int nt, u32 pm, const u8 *streams,
+				 unsigned int budget, unsigned int base)
 {
-	unsigned int i, used, slot, cls, t, p, budget = in->nr_streams;
+	unsigned int i, used, slot, cls, t, p;
 	u64 owners = 0;
 
 	/* Tenant-first: one stream each, or groups when they do not fit. */
@@ -512,7 +519,7 @@ static unsigned int lt_plan_pool(const struct lt_plan_input *in,
 			break;
 		w->cut[p] = true;
 		c->label = w->order[p];
-		c->slot = used++;
+		c->slot = base + used++;
 		out->total_worth += c->worth;
 		out->nr_commits++;
 	}
@@ -522,8 +529,8 @@ static unsigned int lt_plan_pool(const struct lt_plan_input *in,
 		unsigned int next = 0;
 
 		t = w->torder[i];
-		slot = (w->own[t] ? w->own[t] : w->share[t]) - 1U;
-		out->tenant_stream[t] = in->streams[slot];
+		slot = base + (w->own[t] ? w->own[t] : w->share[t]) - 1U;
+		out->tenant_stream[t] = streams[slot - base];
 		/* Also for a tenant with no labels. */
 		out->stream[slot].tenant = w->own[t] ? t : LT_TENANT_SHARED;
 		cls = 0;
@@ -538,7 +545,7 @@ static unsigned int lt_plan_pool(const struct lt_plan_input *in,
 				slot = out->commit[next++].slot;
 				cls++;
 			}
-			out->label_stream[label] = in->streams[slot];
+			out->label_stream[label] = streams[slot - base];
 			out->label_class[label] = cls;
 			w->slot_bytes[slot] += in->labels[label].bytes;
 			w->slot_dead[slot] += w->pre_dead[p + 1] - w->pre_dead[p];
@@ -548,7 +555,87 @@ static unsigned int lt_plan_pool(const struct lt_plan_input *in,
 		out->tenant_classes[t] = cls + 1;
 	}
 	for (slot = 0; slot < used; slot++)
-		out->stream[slot].stream = in->streams[slot];
+		out->stream[base + slot].stream = streams[slot];
+	return used;
+}
+
+/* Whether tenants @t and @u have the same budget. */
+static bool lt_same_budget(const struct lt_plan_input *in, unsigned int t,
+			   unsigned int u)
+{
+	const struct lt_budget *a = &in->budgets[t], *b = &in->budgets[u];
+
+	return a->nr == b->nr && !memcmp(a->streams, b->streams, a->nr);
+}
+
+/* Whether tenant @t is planned: it wrote, or it is active. */
+static bool lt_planned(const struct lt_plan_input *in,
+		       const struct lt_plan_work *w, unsigned int t)
+{
+	return w->tenant_bytes[t] || (in->tenants & BIT_ULL(t));
+}
+
+/*
+ * Tenants that share a budget, planned on it together as a pool (see the
+ * top of this file), their entries of @out->stream from @used on.  A
+ * budget is pooled only if it fits the layout and none of its streams
+ * was given out before; the others are left to lt_plan_budgets().  Sets
+ * @done for the tenants planned.  Returns the entries in use.
+ */
+static unsigned int lt_plan_shared_budgets(const struct lt_plan_input *in,
+					   struct lt_plan_work *w,
+					   struct lt_layout *out,
+					   unsigned int used, u32 pm,
+					   u64 *done)
+{
+	unsigned int t, u, i, j, nt, n;
+	const struct lt_budget *b;
+
+	for (t = 0; t < LT_MAX_TENANTS; t++) {
+		if (!lt_budgeted(in, t) || !lt_planned(in, w, t) ||
+		    (*done & BIT_ULL(t)))
+			continue;
+		b = &in->budgets[t];
+		/* Its tenants by bytes, largest first, then the silent ones. */
+		nt = 0;
+		for (u = t; u < LT_MAX_TENANTS; u++) {
+			if (!lt_budgeted(in, u) || !w->tenant_bytes[u] ||
+			    !lt_same_budget(in, t, u))
+				continue;
+			for (j = nt; j > 0 &&
+			     w->tenant_bytes[w->torder[j - 1]] < w->tenant_bytes[u];
+			     j--)
+				w->torder[j] = w->torder[j - 1];
+			w->torder[j] = u;
+			nt++;
+		}
+		for (u = t; u < LT_MAX_TENANTS; u++)
+			if (lt_budgeted(in, u) && !w->tenant_bytes[u] &&
+			    (in->tenants & BIT_ULL(u)) && lt_same_budget(in, t, u))
+				w->torder[nt++] = u;
+		if (nt < 2 || used + b->nr > LT_MAX_STREAMS)
+			continue;
+		for (i = 0; i < b->nr; i++)
+			if (w->bslot[b->streams[i]])
+				break;
+		if (i < b->nr)
+			continue;
+
+		/* lt_plan_groups() starts from clean group state. */
+		memset(w->gpre_bytes, 0, sizeof(w->gpre_bytes));
+		memset(w->gpre_dead, 0, sizeof(w->gpre_dead));
+		memset(w->gcut, 0, sizeof(w->gcut));
+		memset(w->ggroup, 0, sizeof(w->ggroup));
+		memset(w->gsize, 0, sizeof(w->gsize));
+		memset(w->gslot, 0, sizeof(w->gslot));
+		n = lt_plan_pool(in, w, out, nt, pm, b->streams, b->nr, used);
+		for (i = 0; i < n; i++)
+			w->bslot[b->streams[i]] = used + i + 1;
+		for (i = 0; i < nt; i++)
+			*done |= BIT_ULL(w->torder[i]);
+		out->nr_tenants += nt;
+		used += n;
+	}
 	return used;
 }
 
@@ -578,8 +665,9 @@ static unsigned int lt_budget_slot(struct lt_plan_work *w,
 }
 
 /*
- * Each tenant with a budget on its budget alone (see the top of this
- * file), its streams in @out->stream after the @used free ones.  The
+ * Each tenant with a budget that lt_plan_shared_budgets() left (not in
+ * @done) on its budget alone (see the top of this file), its streams in
+ * @out->stream after the @used ones given out before.  The
  * budgets' streams are distinct from the free ones and from each other
  * inside one budget (lt_plan_check()), so there are at most
  * LT_MAX_STREAMS entries in all.  Returns the entries in use.
@@ -587,14 +675,14 @@ static unsigned int lt_budget_slot(struct lt_plan_work *w,
 static unsigned int lt_plan_budgets(const struct lt_plan_input *in,
 				    struct lt_plan_work *w,
 				    struct lt_layout *out, unsigned int used,
-				    u32 pm)
+				    u32 pm, u64 done)
 {
 	unsigned int t, k, p, cls, slot, first, n = used;
 	const struct lt_budget *b;
 
 	for (t = 0; t < LT_MAX_TENANTS; t++) {
-		if (!lt_budgeted(in, t) ||
-		    (!w->tenant_bytes[t] && !(in->tenants & BIT_ULL(t))))
+		if (!lt_budgeted(in, t) || !lt_planned(in, w, t) ||
+		    (done & BIT_ULL(t)))
 			continue;
 		b = &in->budgets[t];
 		out->nr_tenants++;
@@ -660,6 +748,7 @@ int lt_plan(const struct lt_plan_input *in, struct lt_layout *out,
 	u32 pm = in->min_side_pm ? in->min_side_pm : LT_MIN_SIDE_PM;
 	struct lt_plan_work *w = work;
 	unsigned int i, nt, used = 0, slot, t;
+	u64 done = 0;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -673,8 +762,10 @@ int lt_plan(const struct lt_plan_input *in, struct lt_layout *out,
 	nt = lt_plan_tenants(in, w);
 	out->nr_tenants = nt;
 	if (nt && in->nr_streams)
-		used = lt_plan_pool(in, w, out, nt, pm);
-	used = lt_plan_budgets(in, w, out, used, pm);
+		used = lt_plan_pool(in, w, out, nt, pm, in->streams,
+				    in->nr_streams, 0);
+	used = lt_plan_shared_budgets(in, w, out, used, pm, &done);
+	used = lt_plan_budgets(in, w, out, used, pm, done);
 	for (slot = 0; slot < used; slot++) {
 		out->stream[slot].bytes = w->slot_bytes[slot];
 		out->stream[slot].survival = lt_survival(w->slot_bytes[slot],

@@ -931,6 +931,25 @@ static bool lt_test_same_pool(const struct lt_layout *a,
  * its stream c; the others are planned on the free streams as if it were
  * not there.
  */
+/*
+ * Plan @in without budgets, with only @tenants active, into @ref (what
+ * the other tenants get without the budgets' tenants), then with
+ * @budgets into @out.
+ */
+static bool lt_test_plan_budgets(LT_TEST_CTX *test, struct lt_plan_input *in,
+				 struct lt_budget *budgets, u64 tenants,
+				 struct lt_layout *ref, struct lt_layout *out,
+				 struct lt_plan_work *work)
+{
+	in->tenants = tenants;
+	in->budgets = NULL;
+	if (!LT_EXPECT_EQ(test, lt_plan(in, ref, work), 0))
+		return false;
+	in->tenants = 0;
+	in->budgets = budgets;
+	return LT_EXPECT_EQ(test, lt_plan(in, out, work), 0);
+}
+
 static void lt_test_plan_io_budget(LT_TEST_CTX *test)
 {
 	struct lt_label *labels = lt_test_alloc(test, sizeof(*labels) *
@@ -1003,13 +1022,8 @@ static void lt_test_plan_io_budget(LT_TEST_CTX *test)
 	budgets[0].streams[0] = 20;
 	budgets[0].streams[1] = 21;
 	budgets[0].streams[2] = 22;
-	in.tenants = BIT_ULL(1) | BIT_ULL(3);
-	in.budgets = NULL;
-	if (!LT_EXPECT_EQ(test, lt_plan(&in, ref, work), 0))
-		return;
-	in.tenants = 0;
-	in.budgets = budgets;
-	if (!LT_EXPECT_EQ(test, lt_plan(&in, out, work), 0))
+	if (!lt_test_plan_budgets(test, &in, budgets, BIT_ULL(1) | BIT_ULL(3),
+				  ref, out, work))
 		return;
 	LT_EXPECT_EQ(test, out->tenant_classes[0], 3);
 	LT_EXPECT_EQ(test, out->label_stream[LT_G5], 20);
@@ -1077,6 +1091,39 @@ static void lt_test_plan_io_budget(LT_TEST_CTX *test)
 	LT_EXPECT_EQ(test, lt_plan(&in, out, work), -EINVAL);
 	budgets[2].streams[1] = 21;
 	LT_EXPECT_EQ(test, lt_plan(&in, out, work), 0);
+
+	/*
+	 * Siblings with the same budget of three streams, RocksDB and
+	 * SQLite: planned on it together, a stream each and the third to
+	 * the best boundary of the two, no stream shared between them.
+	 */
+	memset(budgets, 0, sizeof(*budgets) * LT_MAX_TENANTS);
+	for (t = 0; t <= 2; t += 2) {
+		budgets[t].nr = 3;
+		budgets[t].streams[0] = 20;
+		budgets[t].streams[1] = 21;
+		budgets[t].streams[2] = 22;
+	}
+	if (!lt_test_plan_budgets(test, &in, budgets, BIT_ULL(1) | BIT_ULL(3),
+				  ref, out, work))
+		return;
+	LT_EXPECT_EQ(test, out->nr_tenants, 4);
+	LT_EXPECT(test, lt_test_same_pool(out, ref, ref->nr_streams));
+	/* Their labels, and only theirs, on the budget's streams. */
+	for (i = 1; i < LT_NODE_LABELS; i++)
+		LT_EXPECT_EQ(test, out->label_stream[i] >= 20 &&
+			     out->label_stream[i] <= 22,
+			     labels[i].tenant == 0 || labels[i].tenant == 2);
+	LT_EXPECT(test, out->tenant_stream[0] != out->tenant_stream[2]);
+	LT_EXPECT_EQ(test, out->tenant_classes[0] + out->tenant_classes[2], 3);
+	if (LT_EXPECT_EQ(test, out->nr_streams, ref->nr_streams + 3))
+		for (i = ref->nr_streams; i < out->nr_streams; i++)
+			LT_EXPECT(test, out->stream[i].tenant == 0 ||
+				  out->stream[i].tenant == 2);
+	for (i = 1; i < LT_NODE_LABELS; i++)
+		if (labels[i].tenant == 0)
+			LT_EXPECT(test, out->label_stream[i] !=
+				  out->tenant_stream[2]);
 }
 
 /* Same keys, opposite lifetimes in two tenants: each gets its own split. */

@@ -18,17 +18,17 @@
 #  - the namespace's placement policy (hint, mapping writes without a
 #    hint to a stream) places the writes that reach it through the
 #    stacked device;
-#  - and sees the lifetime hint the application set on its fd of the
-#    stacked device (dm-crypt's encrypted copies carry it);
 #  - and settings that no decision would read are refused: io.stream
 #    lines for a mapped device fail, and it offers no placement policy;
 #  - a target not known to carry streams (dm-flakey) offers none.
 #
-# With ext4 on the dm-linear volume:
+# With ext4 on dm-crypt over dm-linear (on dm-linear without dm-crypt):
 #
 #  - the writeback of a pinned cgroup's dirty pages, which the flusher
 #    writes, not the tenant, lands on the pin;
 #  - the journal_stream mount option places the journal on the namespace;
+#  - the namespace's hint policy places a file by the lifetime hint set on
+#    it (F_SET_RW_HINT), which dm-crypt's encrypted copies carry;
 #
 # and io.stat counts a pinned cgroup's writes through dm-linear once, on
 # the namespace's line, with no stream keys on the mapped device's.
@@ -72,7 +72,7 @@ origin=fdp_dm_stack_origin
 flakey=fdp_dm_stack_flakey
 mnt=/mnt/dm_stack_test
 journal_stream=2
-nr_tests=31
+nr_tests=28
 
 # Let dmsetup make its device nodes itself: the test runs without udev.
 export DM_DISABLE_UDEV=1
@@ -191,8 +191,7 @@ case_names() {	# LABEL
 	       "$1: the application's stream reaches the namespace"
 	       "$1: io.stream of the namespace places the cgroup's writes"
 	       "$1: io.stream of the namespace confines the application's stream"
-	       "$1: the namespace's placement policy places the writes"
-	       "$1: the namespace's placement policy sees the application's hint")
+	       "$1: the namespace's placement policy places the writes")
 }
 
 cases() {	# NAME LABEL
@@ -234,20 +233,6 @@ cases() {	# NAME LABEL
 	diag "$label, policy hint of $disk, not_set to $policy_stream:" \
 	     "$on bytes on handle $((policy_stream - 1)), $off on others"
 	check "${names[4]}" landed "$on" "$off"
-
-	# A lifetime hint on the fd of the stacked device, which the hint
-	# policy of the namespace below maps to the stream.
-	echo default >$q/write_stream_hint_map &&
-		echo "short $policy_stream" >$q/write_stream_hint_map ||
-		bail "cannot set the hint map"
-	echo hint >$q/write_stream_policy || bail "cannot set policy hint"
-	# RWH_WRITE_LIFE_SHORT
-	read -r on off < <(watch_write $((policy_stream - 1)) "$d" --hint 2)
-	echo none >$q/write_stream_policy
-	echo default >$q/write_stream_hint_map
-	diag "$label, policy hint of $disk, short to $policy_stream:" \
-	     "$on bytes on handle $((policy_stream - 1)), $off on others"
-	check "${names[5]}" landed "$on" "$off"
 }
 
 # The cases of a device, or their skips: HAVE is 1 if its target is there.
@@ -290,11 +275,13 @@ check "dm-linear: io.stat counts the cgroup's writes once, on the namespace" \
 check "dm-linear: io.stat shows no stream keys on the mapped device" \
 	eval "! grep '^$mm ' <<<\"\$stat\" | grep -q stream"
 
-# ext4 on the volume, its journal on a stream of its own.
-mkfs.ext4 -q -F -E nodiscard,lazy_itable_init=0,lazy_journal_init=0 \
-	/dev/mapper/$lin && mkdir -p $mnt &&
-	mount -o journal_stream=$journal_stream /dev/mapper/$lin $mnt ||
-	bail "cannot mount ext4 with journal_stream=$journal_stream on $lin"
+# ext4 on dm-crypt over the volume, or on the volume without dm-crypt,
+# its journal on a stream of its own.
+fsdev=/dev/mapper/$lin fslabel=dm-linear
+[ $have_crypt = 1 ] && fsdev=/dev/mapper/$crypt fslabel="dm-crypt over dm-linear"
+mkfs.ext4 -q -F -E nodiscard,lazy_itable_init=0,lazy_journal_init=0 $fsdev &&
+	mkdir -p $mnt && mount -o journal_stream=$journal_stream $fsdev $mnt ||
+	bail "cannot mount ext4 with journal_stream=$journal_stream on $fsdev"
 # Dirty pages of the pinned cgroup (memory and io: cgroup writeback), which
 # the flusher writes back at the sync, after the tenant left.
 echo "+memory" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
@@ -305,18 +292,35 @@ out=$("$tool" watch --interval 1 -- bash -c \
 	 dd if=/dev/urandom of=$mnt/dirty bs=1M count=$((size / MiB)) status=none &&
 	 echo \$BASHPID >/sys/fs/cgroup/cgroup.procs && sync")
 read -r on off < <(handle_split $((pin_stream - 1)) <<<"$out")
-diag "dm-linear, ext4, writeback of the pinned cgroup:" \
+diag "$fslabel, ext4, writeback of the pinned cgroup:" \
      "$on bytes on handle $((pin_stream - 1)), $off on others"
-check "dm-linear: ext4's writeback of a pinned cgroup lands on the pin" \
+check "$fslabel: ext4's writeback of a pinned cgroup lands on the pin" \
 	landed "$on" "$off"
 # Journal commits: small files, each synced.
 out=$("$tool" watch --interval 1 -- bash -c \
 	"for i in \$(seq 200); do echo \$i >$mnt/j\$i; sync $mnt/j\$i; done")
 read -r on off < <(handle_split $((journal_stream - 1)) <<<"$out")
-diag "dm-linear, ext4, 200 synced small files:" \
+diag "$fslabel, ext4, 200 synced small files:" \
      "$on bytes on handle $((journal_stream - 1)), $off on others"
-check "dm-linear: ext4's journal_stream places the journal on the namespace" \
+check "$fslabel: ext4's journal_stream places the journal on the namespace" \
 	[ "$on" -ge $((200 * 4096)) ]
+# A file with a short lifetime hint, written direct; the hint policy of
+# the namespace maps "short" to its stream.
+echo default >$q/write_stream_hint_map &&
+	echo "short $policy_stream" >$q/write_stream_hint_map ||
+	bail "cannot set the hint map"
+echo hint >$q/write_stream_policy || bail "cannot set policy hint"
+truncate -s $size $mnt/hinted
+# RWH_WRITE_LIFE_SHORT
+out=$("$tool" watch --interval 1 -- \
+      "$tool" write --dev $mnt/hinted --offset 0 --size $size --hint 2)
+echo none >$q/write_stream_policy
+echo default >$q/write_stream_hint_map
+read -r on off < <(handle_split $((policy_stream - 1)) <<<"$out")
+diag "$fslabel, ext4, a file with hint short, mapped to $policy_stream:" \
+     "$on bytes on handle $((policy_stream - 1)), $off on others"
+check "$fslabel: the namespace's hint policy places a file by its hint" \
+	landed "$on" "$off"
 umount $mnt
 
 cases_or_skip $have_crypt $crypt "dm-crypt over dm-linear" "no crypt target (CONFIG_DM_CRYPT)"
