@@ -20,10 +20,10 @@
  * Streams that io.stream pins a cgroup to are left to those cgroups, and
  * writes that an earlier rule placed are tracked but not planned.  A
  * cgroup that io.stream gives several streams (a budget) is planned on
- * them alone: its classes are spread over its budget, and it takes none
- * of the free streams.  Memory
- * is bounded per disk (the owner table's cap); when it cannot be had the
- * disk gets no placement, and that is counted.
+ * them, together with the cgroups that have the same budget: its classes
+ * are spread over its budget, and it takes none of the free streams.
+ * Memory is bounded per disk (the owner table's cap); when it cannot be
+ * had the disk gets no placement, and that is counted.
  *
  * Bios do not serialise on the tracker.  A bio's tenant and stream are
  * read from tables that only grow (tenants) or are replaced whole under
