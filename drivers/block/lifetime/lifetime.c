@@ -2495,6 +2495,7 @@ static int lt_init_instance(struct gendisk *disk, void **data, bool shadow)
 {
 	const char *name = shadow ? "lifetime_shadow" : "lifetime";
 	struct lt_disk *ld;
+	sector_t nr_sectors;
 	unsigned int cpu;
 	int ret;
 
@@ -2528,11 +2529,23 @@ static int lt_init_instance(struct gendisk *disk, void **data, bool shadow)
 	 * Without an owner table within the cap there is no tracking and no
 	 * placement; the disk still takes the policy, and its stats say so.
 	 */
-	ret = lt_track_init(&ld->track, get_capacity(disk), READ_ONCE(range_size),
+	/*
+	 * A disk of no capacity has nothing to track.  One being deleted
+	 * can read so before it is marked dead (nvme_ns_remove() sets the
+	 * capacity to 0 before del_gendisk()): refuse it as a dead disk is.
+	 */
+	nr_sectors = get_capacity(disk);
+	if (!nr_sectors) {
+		pr_info_ratelimited("%s: lifetime: no capacity, nothing to track\n",
+				    disk->disk_name);
+		ret = -ENODEV;
+		goto out_put;
+	}
+	ret = lt_track_init(&ld->track, nr_sectors, READ_ONCE(range_size),
 			    READ_ONCE(sample_shift), READ_ONCE(mem_cap));
 	if (ret == -EINVAL)
 		pr_warn("%s: lifetime: cannot track a disk of %llu sectors\n",
-			disk->disk_name, (u64)get_capacity(disk));
+			disk->disk_name, (u64)nr_sectors);
 	if (ret)
 		goto out_put;
 	if (ld->track.stats.alloc_failed)

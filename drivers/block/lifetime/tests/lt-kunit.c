@@ -607,6 +607,26 @@ static void lt_kunit_log_ranges(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lt_track_check(&ld->track), 0);
 }
 
+/*
+ * A disk of no capacity, as an NVMe namespace reads while it is being
+ * deleted and before it is marked dead, is refused as a dead disk is:
+ * with -ENODEV, live or in shadow.
+ */
+static void lt_kunit_no_capacity(struct kunit *test)
+{
+	struct queue_limits lim = { };
+	struct gendisk *disk;
+	void *data = NULL;
+
+	disk = blk_alloc_disk(&lim, NUMA_NO_NODE);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, disk);
+	KUNIT_EXPECT_EQ(test, get_capacity(disk), 0);
+	KUNIT_EXPECT_EQ(test, lt_init_disk(disk, &data), -ENODEV);
+	KUNIT_EXPECT_EQ(test, lt_init_shadow(disk, &data), -ENODEV);
+	KUNIT_EXPECT_NULL(test, data);
+	put_disk(disk);
+}
+
 static struct kunit_case lt_kunit_cases[] = {
 	KUNIT_CASE_PARAM(lt_kunit_run, lt_kunit_gen_params),
 	KUNIT_CASE(lt_kunit_replay),
@@ -619,6 +639,7 @@ static struct kunit_case lt_kunit_cases[] = {
 	KUNIT_CASE(lt_kunit_tenants),
 	KUNIT_CASE(lt_kunit_parts),
 	KUNIT_CASE(lt_kunit_log_ranges),
+	KUNIT_CASE(lt_kunit_no_capacity),
 	{}
 };
 
