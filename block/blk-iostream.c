@@ -466,8 +466,11 @@ static int iostream_compute(struct blkcg_gq *blkg, unsigned int max,
 }
 
 /*
- * Recompute @blkg's effective set and put it in force if it changed.
- * Under rcu_read_lock(); takes the disk's queue_lock.
+ * Recompute @blkg's effective set and put it in force if it changed, and
+ * then tell the disk's placement policies, which may plan within it.
+ * Under rcu_read_lock(); takes the disk's queue_lock.  The disk is read
+ * under it while the blkg is online: blkcg_exit_disk(), which the disk's
+ * release runs first, takes the blkgs offline under the same lock.
  */
 static void iostream_update_blkg(struct blkcg_gq *blkg)
 {
@@ -478,8 +481,10 @@ static void iostream_update_blkg(struct blkcg_gq *blkg)
 	if (blkg->online &&
 	    !iostream_compute(blkg, q->limits.max_write_streams, &next) &&
 	    !iostream_same(&next,
-			   iostream_grp_eff_locked(blkg_to_iostream(blkg))))
+			   iostream_grp_eff_locked(blkg_to_iostream(blkg)))) {
 		iostream_publish(blkg_to_iostream(blkg), &next);
+		blk_stream_confine_changed(q->disk);
+	}
 	spin_unlock_irq(&q->queue_lock);
 }
 

@@ -469,6 +469,37 @@ void blk_stream_policy_observe(struct gendisk *disk, struct bio *bio,
 }
 
 /**
+ * blk_stream_confine_changed - tell a disk's policies that io.stream changed
+ * @disk: a disk on which the effective io.stream set of a cgroup changed
+ *
+ * Calls the confine_changed op of the disk's live policy and of those in
+ * shadow.  Called by io.stream under the disk's queue_lock, for a blkg
+ * still online: the disk is not released meanwhile, and its policies are
+ * freed only after a grace period.
+ */
+void blk_stream_confine_changed(struct gendisk *disk)
+{
+	/* Pairs with the cmpxchg() in blk_stream_disk_get(). */
+	struct blk_stream_disk *sd = smp_load_acquire(&disk->write_streams);
+	struct blk_stream_active *act;
+	struct blk_stream_shadow *sh;
+	unsigned int i;
+
+	lockdep_assert_held(&disk->queue->queue_lock);
+	if (!sd)
+		return;
+	rcu_read_lock();
+	act = rcu_dereference(sd->active);
+	if (act && act->pol->confine_changed)
+		act->pol->confine_changed(disk, act->data);
+	sh = rcu_dereference(sd->shadow);
+	for (i = 0; sh && i < sh->nr; i++)
+		if (sh->pol[i].pol->confine_changed)
+			sh->pol[i].pol->confine_changed(disk, sh->pol[i].data);
+	rcu_read_unlock();
+}
+
+/**
  * blk_stream_shadow_choose - ask the disk's shadow policies about a write
  * @bio: a write bio, its stream not yet stored
  * @stream: the stream the decision point chose for it

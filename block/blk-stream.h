@@ -113,6 +113,7 @@ struct blk_stream_shadow *blk_stream_shadow_choose(struct bio *bio,
 						   enum blk_stream_rule rule,
 						   u8 *choice);
 void blk_stream_shadow_observe(struct bio *bio);
+void blk_stream_confine_changed(struct gendisk *disk);
 void blk_stream_disk_exit(struct gendisk *disk);
 void blk_stream_disk_free(struct gendisk *disk);
 

@@ -205,6 +205,10 @@ struct iostream_test_chain {
 	struct blkcg blkcg[3];
 	struct request_queue *q;
 	struct block_device *bdev;
+	struct gendisk *disk;
+	struct blk_stream_disk sd;
+	struct blk_stream_active act;
+	unsigned int notified;
 	atomic_t pins;
 };
 
@@ -290,6 +294,11 @@ iostream_test_chain_n(struct kunit *test, unsigned int nr_blkgs)
 	KUNIT_ASSERT_NOT_NULL(test, ch->q);
 	ch->bdev = kunit_kzalloc(test, sizeof(*ch->bdev), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ch->bdev);
+	/* A stand-in disk, with no placement policy until a test sets one. */
+	ch->disk = kunit_kzalloc(test, sizeof(*ch->disk), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ch->disk);
+	ch->disk->queue = ch->q;
+	ch->q->disk = ch->disk;
 	KUNIT_ASSERT_EQ(test,
 			kunit_add_action_or_reset(test, iostream_test_release, ch),
 			0);
@@ -715,6 +724,59 @@ static void iostream_test_budget(struct kunit *test)
 	iostream_test_unset(test, ch);
 }
 
+static void iostream_test_confine_changed(struct gendisk *disk, void *data)
+{
+	struct iostream_test_chain *ch = data;
+
+	lockdep_assert_held(&disk->queue->queue_lock);
+	ch->notified++;
+}
+
+static const struct blk_stream_policy iostream_test_policy = {
+	.name = "iostream_test",
+	.confine_changed = iostream_test_confine_changed,
+};
+
+/*
+ * The disk's placement policy hears of each change of an effective set
+ * on the disk, as it is put in force, and of nothing else: a setting that
+ * changes no set, or a setting on another disk.
+ */
+static void iostream_test_notify(struct kunit *test)
+{
+	struct iostream_test_chain *ch = iostream_test_chain(test);
+	struct request_queue *other;
+
+	ch->act.pol = &iostream_test_policy;
+	ch->act.data = ch;
+	RCU_INIT_POINTER(ch->sd.active, &ch->act);
+	ch->disk->write_streams = &ch->sd;
+
+	/* The top's budget reaches the three levels. */
+	iostream_test_set(test, ch, 0, "3-6", NULL);
+	KUNIT_EXPECT_EQ(test, ch->notified, 3);
+	/* The same set again: nothing changed. */
+	ch->notified = 0;
+	iostream_test_set(test, ch, 0, "3-6", NULL);
+	KUNIT_EXPECT_EQ(test, ch->notified, 0);
+	/* The lowest level narrowed: that level only. */
+	iostream_test_set(test, ch, 2, "4-5", NULL);
+	KUNIT_EXPECT_EQ(test, ch->notified, 1);
+	/* A default does not change a set that a line gives. */
+	ch->notified = 0;
+	iostream_test_set(test, ch, 2, "4-5", "4");
+	KUNIT_EXPECT_EQ(test, ch->notified, 0);
+	/* The walk for another disk's line leaves this one alone. */
+	other = kunit_kzalloc(test, sizeof(*other), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	iostream_set(&ch->grp[0].set, NULL, &ch->pins);
+	iostream_update(&ch->blkcg[0], other);
+	KUNIT_EXPECT_EQ(test, ch->notified, 0);
+
+	ch->disk->write_streams = NULL;
+	iostream_test_unset(test, ch);
+}
+
 /*
  * For the order tests: give the stand-in blkg @blkg the effective set of
  * its setting below the root, as an update would.
@@ -1036,6 +1098,7 @@ static struct kunit_case iostream_test_cases[] = {
 	KUNIT_CASE(iostream_test_no_policy),
 	KUNIT_CASE(iostream_test_set_counts_pins),
 	KUNIT_CASE(iostream_test_budget),
+	KUNIT_CASE(iostream_test_notify),
 	KUNIT_CASE(iostream_test_limits_changed),
 	KUNIT_CASE(iostream_test_stat_early),
 	KUNIT_CASE(iostream_test_stat_alloc_fails),

@@ -75,6 +75,13 @@ struct module;
  * @observe: optional; see a bio that @decide is not asked about: a write
  *	an earlier rule placed on @stream, or a discard, secure erase or
  *	write zeroes (@stream 0).  Same context as @decide.
+ * @confine_changed: optional; io.stream changed the streams that confine
+ *	the writes of a cgroup on @disk (a pin, or a budget the policy
+ *	spends).  Called under the disk's queue_lock with interrupts off
+ *	and under rcu_read_lock(), for a live instance and for those in
+ *	shadow: it must not sleep nor take a lock that is held while
+ *	io.stream is written.  A policy that plans within budgets queues
+ *	its planning here rather than waiting for its next check.
  * @list: entry in the list of registered policies
  *
  * A policy is rule 4 of the decision order: it decides only writes that
@@ -92,6 +99,7 @@ struct blk_stream_policy {
 			       struct bio *bio);
 	void (*observe)(struct gendisk *disk, void *data, struct bio *bio,
 			unsigned int stream);
+	void (*confine_changed)(struct gendisk *disk, void *data);
 	struct list_head list;
 };
 

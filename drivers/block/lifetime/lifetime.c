@@ -2605,12 +2605,26 @@ static void lt_exit_disk(struct gendisk *disk, void *data)
 	kobject_put(&ld->kobj);
 }
 
+/*
+ * io.stream changed the streams that confine a cgroup's writes on the
+ * disk: check now whether a tenant's budget changed, rather than at the
+ * next check, which host writes bring.  Under the disk's queue_lock, with
+ * interrupts off; exit_disk cancels the work after a grace period.
+ */
+static void lt_confine_changed(struct gendisk *disk, void *data)
+{
+	struct lt_disk *ld = data;
+
+	queue_work(system_dfl_wq, &ld->work);
+}
+
 static struct blk_stream_policy lt_policy = {
 	.name = "lifetime",
 	.owner = THIS_MODULE,
 	.init_disk = lt_init_disk,
 	.init_shadow = lt_init_shadow,
 	.exit_disk = lt_exit_disk,
+	.confine_changed = lt_confine_changed,
 	.decide = lt_decide,
 	.observe = lt_observe,
 };

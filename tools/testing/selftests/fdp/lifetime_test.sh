@@ -31,7 +31,7 @@ dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/fdp_lib.sh"
 mnt=/tmp/lifetime_test.mnt
 top=/sys/fs/cgroup/lifetime_test
-nr_tests=29
+nr_tests=31
 
 fdp_named_disk
 lt=/sys/block/$disk/lifetime
@@ -40,7 +40,7 @@ dbg=/sys/kernel/debug/block/$disk/lifetime
 cleanup() {
 	local c
 	umount $mnt 2>/dev/null
-	for c in $top/*/; do
+	for c in $top/*/*/ $top/*/; do
 		[ -d "$c" ] || continue
 		echo "$dev default" >"$c/io.stream" 2>/dev/null
 		rmdir "$c" 2>/dev/null
@@ -499,6 +499,85 @@ budget_test() {
 	unset -f bhot bcold fwrite watch_in in_budget
 }
 budget_test
+
+# --- a budget set on a parent: planned at once, a stream per child -------
+# Cgroups "par/c1" and "par/c2" each rewrite 1 MiB in place (from a thread
+# named hotw) and write 256 KiB once at a new place (coldw), on the raw
+# disk, and the operator plans once.  Then "par" gets the last three
+# streams, a budget its two children inherit.  No write and no replan
+# follow: io.stream's change alone must bring a re-plan for the budget.
+# In it, the two children have a stream of the budget each, so their
+# writes land on handles of the budget, none shared between them.  Before
+# io.stream told the policy, nothing re-planned until host writes brought
+# the next check; before tenants under one budget were planned together,
+# both children's longest-lived data met on the budget's first stream.
+budget_parent_test() {
+	local b1=$((streams - 2)) b3=$streams bin=/tmp/lifetime_test.bin
+	local old_shift c i k plans reason waited h used1 used2 bad
+	local -A hot_at=([c1]=256 [c2]=512) cold_at=([c1]=1024 [c2]=1536)
+
+	mkdir -p $bin
+	ln -sf "$(command -v dd)" $bin/hotw
+	ln -sf "$(command -v dd)" $bin/coldw
+	old_shift=$(cat "$(param sample_shift)")
+	echo 0 >"$(param sample_shift)"
+	start_policy $((8 * MiB))
+	echo "$old_shift" >"$(param sample_shift)"
+	mkdir -p $top/par
+	echo "+io" >$top/par/cgroup.subtree_control
+	chot() { $bin/hotw if=/dev/urandom of=/dev/$disk bs=256k count=4 \
+		seek=$1 oflag=direct conv=notrunc status=none; }
+	ccold() { $bin/coldw if=/dev/urandom of=/dev/$disk bs=256k count=1 \
+		seek=$(($1 + $2)) oflag=direct conv=notrunc status=none; }
+	for i in $(seq 0 23); do
+		for c in c1 c2; do
+			in_cg par/$c chot ${hot_at[$c]}
+			in_cg par/$c ccold ${cold_at[$c]} $i
+		done
+	done
+	echo 1 >$lt/replan
+	plans=$(layout_val plans)
+	echo "$dev $b1-$b3" >$top/par/io.stream
+	reason= waited=0
+	while [ $waited -lt 100 ]; do
+		[ "$(layout_val plans)" != "$plans" ] &&
+			{ reason=$(layout_val last_reason); break; }
+		sleep 0.1
+		waited=$((waited + 1))
+	done
+	diag "after io.stream gave par $b1-$b3: ${reason:-no} re-plan in" \
+		"$((waited / 10)).$((waited % 10)) s"
+	check "a budget set on a parent re-plans at once, with no write or replan" \
+		[ "$reason" = budget ]
+	layout | grep -E '^(stream|boundary)' | sed 's/^/# /'
+	# The handles each child's writes take, by cgroup, under fdp_tool watch.
+	used_by() {	# CHILD
+		local out
+		out=$("$tool" watch -- bash -c "$(declare -f in_cg chot ccold);
+			top=$top bin=$bin disk=$disk
+			in_cg par/$1 chot ${hot_at[$1]}
+			in_cg par/$1 ccold ${cold_at[$1]} 30")
+		awk -F'[ =]' '/^handle=/ && $4 > 0 { printf "%s ", $2 }' <<<"$out"
+	}
+	used1=$(used_by c1)
+	used2=$(used_by c2)
+	diag "budget $b1-$b3 (handles $((b1 - 1))-$((b3 - 1))): c1 on $used1, c2 on $used2"
+	bad=0
+	[ -n "$used1" ] && [ -n "$used2" ] || bad=1
+	for h in $used1 $used2; do
+		[ "$h" -ge $((b1 - 1)) ] && [ "$h" -le $((b3 - 1)) ] || bad=1
+	done
+	for h in $used1; do
+		for k in $used2; do [ "$h" != "$k" ] || bad=1; done
+	done
+	check "two children under a budget with a stream for each share none" \
+		[ $bad = 0 ]
+	echo "$dev default" >$top/par/io.stream
+	rmdir $top/par/c1 $top/par/c2 $top/par
+	rm -rf $bin
+	unset -f chot ccold used_by
+}
+budget_parent_test
 
 # --- switches and unload under running writes ----------------------------
 setup_fs || bail "cannot make ext4 on $disk"
