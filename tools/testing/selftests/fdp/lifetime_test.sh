@@ -419,6 +419,20 @@ check "a pinned cgroup keeps its stream and takes none of the policy's" \
 echo "$dev default" >$top/pinned/io.stream
 umount $mnt
 
+# For the tests on the raw disk: dd under the names hotw and coldw in BIN,
+# and the policy started with every range of the disk tracked.
+raw_start() {	# BIN
+	local old_shift
+
+	mkdir -p $1
+	ln -sf "$(command -v dd)" $1/hotw
+	ln -sf "$(command -v dd)" $1/coldw
+	old_shift=$(cat "$(param sample_shift)")
+	echo 0 >"$(param sample_shift)"
+	start_policy $((8 * MiB))
+	echo "$old_shift" >"$(param sample_shift)"
+}
+
 # --- a cgroup's budget: the policy plans within it -----------------------
 # Cgroup "budget" has the last two streams, a budget; cgroup "free" none.
 # On the raw disk, with O_DIRECT, so that the device sees nothing but
@@ -432,17 +446,11 @@ umount $mnt
 # that io.stream folded, mod 2, onto one stream of the budget.
 budget_test() {
 	local b1=$((streams - 1)) b2=$streams bin=/tmp/lifetime_test.bin
-	local old_shift i out_hot out_cold h_hot h_cold h_free used bad=0
+	local i out_hot out_cold h_hot h_cold h_free used bad=0
 	local bid fid h
 
 	umount $mnt 2>/dev/null
-	mkdir -p $bin
-	ln -sf "$(command -v dd)" $bin/hotw
-	ln -sf "$(command -v dd)" $bin/coldw
-	old_shift=$(cat "$(param sample_shift)")
-	echo 0 >"$(param sample_shift)"
-	start_policy $((8 * MiB))
-	echo "$old_shift" >"$(param sample_shift)"
+	raw_start $bin
 	mkdir -p $top/budget $top/free
 	echo "$dev $b1-$b2" >$top/budget/io.stream
 	bid=$(stat -c %i $top/budget)
@@ -513,16 +521,10 @@ budget_test
 # both children's longest-lived data met on the budget's first stream.
 budget_parent_test() {
 	local b1=$((streams - 2)) b3=$streams bin=/tmp/lifetime_test.bin
-	local old_shift c i k plans reason waited h used1 used2 bad
+	local c i k plans reason waited h used1 used2 bad
 	local -A hot_at=([c1]=256 [c2]=512) cold_at=([c1]=1024 [c2]=1536)
 
-	mkdir -p $bin
-	ln -sf "$(command -v dd)" $bin/hotw
-	ln -sf "$(command -v dd)" $bin/coldw
-	old_shift=$(cat "$(param sample_shift)")
-	echo 0 >"$(param sample_shift)"
-	start_policy $((8 * MiB))
-	echo "$old_shift" >"$(param sample_shift)"
+	raw_start $bin
 	mkdir -p $top/par
 	echo "+io" >$top/par/cgroup.subtree_control
 	chot() { $bin/hotw if=/dev/urandom of=/dev/$disk bs=256k count=4 \
