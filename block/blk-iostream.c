@@ -469,8 +469,9 @@ static int iostream_compute(struct blkcg_gq *blkg, unsigned int max,
  * Recompute @blkg's effective set and put it in force if it changed, and
  * then tell the disk's placement policies, which may plan within it.
  * Under rcu_read_lock(); takes the disk's queue_lock.  The disk is read
- * under it while the blkg is online: blkcg_exit_disk(), which the disk's
- * release runs first, takes the blkgs offline under the same lock.
+ * under it while the blkg is online: the disk's release has not passed
+ * blkcg_exit_disk(), which takes the blkgs offline under the same lock
+ * before the placement state is freed (see disk_release()).
  */
 static void iostream_update_blkg(struct blkcg_gq *blkg)
 {
@@ -1724,6 +1725,7 @@ void blkcg_iostream_limits_changed(struct request_queue *q)
 	struct iostream_mask next;
 	struct iostream_grp *grp;
 	struct blkcg_gq *blkg;
+	bool changed = false;
 
 	rcu_read_lock();
 	spin_lock_irq(&q->queue_lock);
@@ -1731,9 +1733,14 @@ void blkcg_iostream_limits_changed(struct request_queue *q)
 	list_for_each_entry_reverse(blkg, &q->blkg_list, q_node) {
 		grp = blkg_to_iostream(blkg);
 		if (grp && !iostream_compute(blkg, max, &next) &&
-		    !iostream_same(&next, iostream_grp_eff_locked(grp)))
+		    !iostream_same(&next, iostream_grp_eff_locked(grp))) {
 			iostream_publish(grp, &next);
+			changed = true;
+		}
 	}
+	/* A blkg on the list: the disk is not released (see above). */
+	if (changed)
+		blk_stream_confine_changed(q->disk);
 	spin_unlock_irq(&q->queue_lock);
 	rcu_read_unlock();
 }

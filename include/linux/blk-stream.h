@@ -77,11 +77,13 @@ struct module;
  *	write zeroes (@stream 0).  Same context as @decide.
  * @confine_changed: optional; io.stream changed the streams that confine
  *	the writes of a cgroup on @disk (a pin, or a budget the policy
- *	spends).  Called under the disk's queue_lock with interrupts off
- *	and under rcu_read_lock(), for a live instance and for those in
- *	shadow: it must not sleep nor take a lock that is held while
- *	io.stream is written.  A policy that plans within budgets queues
- *	its planning here rather than waiting for its next check.
+ *	spends), by a write of io.stream or because the disk's number of
+ *	streams changed.  Called for a live instance and for those in
+ *	shadow, under rcu_read_lock() and the disk's queue_lock, a
+ *	spinlock taken with interrupts off: it must not sleep, and may
+ *	take only locks that are never held while queue_lock is taken.
+ *	It may be called once per cgroup whose set changed, so it should
+ *	only note the change, or queue work (queue_work() is fine).
  * @list: entry in the list of registered policies
  *
  * A policy is rule 4 of the decision order: it decides only writes that

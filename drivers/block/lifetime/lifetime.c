@@ -328,12 +328,16 @@ struct lt_tenant_index {
  * @layout: the installed layout, NULL until the first plan
  * @plan_mutex: serialises planning and installing
  * @work: the periodic check and planner
+ * @confine_work: queues @work when io.stream changed, at most once per
+ *	LT_CONFINE_GAP
+ * @confine_next: jiffies before which @confine_work waits
  * @snap: copy of the labels the planner works on
  * @scratch: the planner's scratch space
  * @next: layout being built
  * @budget: each tenant slot's io.stream budget on the disk, as the last
  *	check read it (lt_read_budgets())
  * @budget_planned: the budgets the installed layout was planned with
+ * @free_planned: the free streams the installed layout was planned on
  * @reclaim_age: reclaim age in pages of host writes, as last computed
  * @age_source: where it came from: "capacity", "media" or "operator"
  * @age_override: operator's reclaim age in pages, 0 for none
@@ -394,11 +398,14 @@ struct lt_disk {
 	struct lt_installed __rcu *layout;
 	struct mutex plan_mutex;	/* planning and installing */
 	struct work_struct work;
+	struct delayed_work confine_work;
+	unsigned long confine_next;
 	struct lt_label *snap;
 	struct lt_plan_work *scratch;
 	struct lt_installed *next;
 	struct lt_budget budget[LT_MAX_TENANTS];
 	struct lt_budget budget_planned[LT_MAX_TENANTS];
+	DECLARE_BITMAP(free_planned, LT_MAX_STREAMS + 1);
 
 	u64 reclaim_age;
 	const char *age_source;
@@ -2012,9 +2019,11 @@ static void lt_plan_work(struct lt_disk *ld)
 	struct lt_plan_input in = { };
 	struct lt_installed *cur;
 	const char *reason = NULL;
+	DECLARE_BITMAP(free, LT_MAX_STREAMS + 1) = { };
 	u8 streams[LT_MAX_STREAMS];
 	bool replan, auto_plan;
 	u64 active, informed, periods, now, sweep, budgeted;
+	unsigned int nr_free, i;
 
 	mutex_lock(&ld->plan_mutex);
 	cur = rcu_dereference_protected(ld->layout,
@@ -2053,6 +2062,9 @@ static void lt_plan_work(struct lt_disk *ld)
 		goto out;
 	informed = lt_informed(ld->snap, LT_MAX_LABELS, active);
 	budgeted = lt_read_budgets(ld) & active;
+	nr_free = lt_free_streams(ld, streams);
+	for (i = 0; i < nr_free; i++)
+		__set_bit(streams[i], free);
 	if (replan) {
 		reason = "operator";
 	} else if (auto_plan) {
@@ -2074,6 +2086,14 @@ static void lt_plan_work(struct lt_disk *ld)
 		/* A tenant's budget changed: plan within the new one. */
 		if (!reason && cur && lt_budgets_changed(ld))
 			reason = "budget";
+		/*
+		 * io.stream took streams the layout gives tenants (a pin or
+		 * budget of a cgroup that has not written yet, say), or gave
+		 * some back: plan on the free streams there are now.
+		 */
+		if (!reason && cur &&
+		    !bitmap_equal(free, ld->free_planned, LT_MAX_STREAMS + 1))
+			reason = "streams";
 	}
 	if (!reason)
 		goto out;
@@ -2082,7 +2102,7 @@ static void lt_plan_work(struct lt_disk *ld)
 	in.nr_labels = LT_MAX_LABELS;
 	in.reclaim_age = ld->reclaim_age;
 	in.streams = streams;
-	in.nr_streams = lt_free_streams(ld, streams);
+	in.nr_streams = nr_free;
 	in.min_side_pm = READ_ONCE(min_side);
 	in.tenants = active;
 	in.budgets = ld->budget;
@@ -2093,9 +2113,13 @@ static void lt_plan_work(struct lt_disk *ld)
 		goto out;
 	lt_index(ld->next, ld->snap);
 	memcpy(ld->budget_planned, ld->budget, sizeof(ld->budget));
-	/* Drift, learning and budgets install only a layout that changed. */
+	bitmap_copy(ld->free_planned, free, LT_MAX_STREAMS + 1);
+	/*
+	 * Drift, learning and io.stream's changes install only a layout
+	 * that changed.
+	 */
 	if (cur && (!strcmp(reason, "drift") || !strcmp(reason, "learned") ||
-		    !strcmp(reason, "budget")) &&
+		    !strcmp(reason, "budget") || !strcmp(reason, "streams")) &&
 	    lt_same_layout(cur, ld->next)) {
 		ld->last_plan_now = now;
 		ld->last_plan_period = periods;
@@ -2491,6 +2515,38 @@ static const struct blk_stream_debugfs_file lt_debugfs_files[] = {
 	{ }
 };
 
+/*
+ * Checks that io.stream asks for are at least this far apart, however
+ * often it is written (a delegatee may write it in a loop).
+ */
+#define LT_CONFINE_GAP		HZ
+
+static void lt_confine_workfn(struct work_struct *work)
+{
+	struct lt_disk *ld = container_of(to_delayed_work(work), struct lt_disk,
+					  confine_work);
+
+	WRITE_ONCE(ld->confine_next, jiffies + LT_CONFINE_GAP);
+	queue_work(system_dfl_wq, &ld->work);
+}
+
+/*
+ * io.stream changed the streams that confine a cgroup's writes on the
+ * disk: check now whether a budget or the free streams changed, rather
+ * than at the next check, which host writes bring; or, if the last such
+ * check was less than LT_CONFINE_GAP ago, once that gap has passed.
+ * Calls while the delayed work is pending add nothing.  Under the disk's
+ * queue_lock; exit_disk cancels the works after a grace period.
+ */
+static void lt_confine_changed(struct gendisk *disk, void *data)
+{
+	struct lt_disk *ld = data;
+	long wait = (long)(READ_ONCE(ld->confine_next) - jiffies);
+
+	queue_delayed_work(system_dfl_wq, &ld->confine_work,
+			   clamp_t(long, wait, 0, LT_CONFINE_GAP));
+}
+
 static int lt_init_instance(struct gendisk *disk, void **data, bool shadow)
 {
 	const char *name = shadow ? "lifetime_shadow" : "lifetime";
@@ -2507,6 +2563,8 @@ static int lt_init_instance(struct gendisk *disk, void **data, bool shadow)
 	spin_lock_init(&ld->lock);
 	mutex_init(&ld->plan_mutex);
 	INIT_WORK(&ld->work, lt_workfn);
+	INIT_DELAYED_WORK(&ld->confine_work, lt_confine_workfn);
+	ld->confine_next = jiffies;
 	kobject_init(&ld->kobj, &lt_ktype);
 
 	ld->snap = kvcalloc(LT_MAX_LABELS, sizeof(*ld->snap), GFP_KERNEL);
@@ -2526,21 +2584,22 @@ static int lt_init_instance(struct gendisk *disk, void **data, bool shadow)
 	for_each_possible_cpu(cpu)
 		spin_lock_init(&per_cpu_ptr(ld->log, cpu)->lock);
 	/*
-	 * Without an owner table within the cap there is no tracking and no
-	 * placement; the disk still takes the policy, and its stats say so.
-	 */
-	/*
 	 * A disk of no capacity has nothing to track.  One being deleted
 	 * can read so before it is marked dead (nvme_ns_remove() sets the
 	 * capacity to 0 before del_gendisk()): refuse it as a dead disk is.
+	 * So does a namespace whose format the host cannot use.
 	 */
 	nr_sectors = get_capacity(disk);
 	if (!nr_sectors) {
-		pr_info_ratelimited("%s: lifetime: no capacity, nothing to track\n",
+		pr_info_ratelimited("%s: lifetime: capacity 0 (being removed, or an unusable format): nothing to track\n",
 				    disk->disk_name);
 		ret = -ENODEV;
 		goto out_put;
 	}
+	/*
+	 * Without an owner table within the cap there is no tracking and no
+	 * placement; the disk still takes the policy, and its stats say so.
+	 */
 	ret = lt_track_init(&ld->track, nr_sectors, READ_ONCE(range_size),
 			    READ_ONCE(sample_shift), READ_ONCE(mem_cap));
 	if (ret == -EINVAL)
@@ -2592,6 +2651,8 @@ static void lt_exit_disk(struct gendisk *disk, void *data)
 
 	blk_stream_debugfs_remove(disk, ld->debugfs);
 	kobject_del(&ld->kobj);
+	/* First the work that queues the other. */
+	cancel_delayed_work_sync(&ld->confine_work);
 	cancel_work_sync(&ld->work);
 	mutex_lock(&lt_instances_mutex);
 	list_del(&ld->node);
@@ -2603,19 +2664,6 @@ static void lt_exit_disk(struct gendisk *disk, void *data)
 	if (last)
 		lt_gen_forget(disk);
 	kobject_put(&ld->kobj);
-}
-
-/*
- * io.stream changed the streams that confine a cgroup's writes on the
- * disk: check now whether a tenant's budget changed, rather than at the
- * next check, which host writes bring.  Under the disk's queue_lock, with
- * interrupts off; exit_disk cancels the work after a grace period.
- */
-static void lt_confine_changed(struct gendisk *disk, void *data)
-{
-	struct lt_disk *ld = data;
-
-	queue_work(system_dfl_wq, &ld->work);
 }
 
 static struct blk_stream_policy lt_policy = {

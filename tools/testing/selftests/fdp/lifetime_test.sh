@@ -31,7 +31,7 @@ dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/fdp_lib.sh"
 mnt=/tmp/lifetime_test.mnt
 top=/sys/fs/cgroup/lifetime_test
-nr_tests=31
+nr_tests=33
 
 fdp_named_disk
 lt=/sys/block/$disk/lifetime
@@ -508,25 +508,43 @@ budget_test() {
 }
 budget_test
 
-# --- a budget set on a parent: planned at once, a stream per child -------
+# --- io.stream's changes are planned for at once -------------------------
 # Cgroups "par/c1" and "par/c2" each rewrite 1 MiB in place (from a thread
 # named hotw) and write 256 KiB once at a new place (coldw), on the raw
-# disk, and the operator plans once.  Then "par" gets the last three
-# streams, a budget its two children inherit.  No write and no replan
-# follow: io.stream's change alone must bring a re-plan for the budget.
-# In it, the two children have a stream of the budget each, so their
-# writes land on handles of the budget, none shared between them.  Before
-# io.stream told the policy, nothing re-planned until host writes brought
-# the next check; before tenants under one budget were planned together,
-# both children's longest-lived data met on the budget's first stream.
+# disk, and the operator plans once.  No write and no replan follow any
+# of the io.stream writes below: io.stream's changes alone must bring the
+# re-plans, each within 10 s.
+#  - Cgroup "late", which has not written, is pinned to the lowest stream
+#    the layout gives c1 and c2: the layout must leave it ("streams"), and
+#    their writes must not reach its handle.
+#  - "late" goes, and "par" gets the last three streams, a budget its two
+#    children inherit ("budget"): each child has a stream of the budget,
+#    so their writes land on handles of the budget, none shared.
+# Before io.stream told the policy, nothing re-planned until host writes
+# brought the next check; before tenants under one budget were planned
+# together, both children's longest-lived data met on the budget's first
+# stream.  Needs 5 streams, and 392 MiB of disk.
 budget_parent_test() {
 	local b1=$((streams - 2)) b3=$streams bin=/tmp/lifetime_test.bin
-	local c i k plans reason waited h used1 used2 bad
+	local c i k h pin used1 used2 bad size took
 	local -A hot_at=([c1]=256 [c2]=512) cold_at=([c1]=1024 [c2]=1536)
+	local names=("a pin of a cgroup that has not written re-plans at once, with no write or replan"
+		     "the other tenants' writes leave the pinned stream"
+		     "a budget set on a parent re-plans at once, with no write or replan"
+		     "two children under a budget with a stream for each share none")
 
+	size=$(($(cat /sys/block/$disk/size) * 512))
+	if [ "$streams" -lt 5 ] || [ $size -lt $((392 * MiB)) ]; then
+		for i in "${names[@]}"; do
+			ktap_test_skip "$i: needs 5 streams and 392 MiB" \
+				"($streams streams, $((size / MiB)) MiB)"
+		done
+		return
+	fi
 	raw_start $bin
 	mkdir -p $top/par
-	echo "+io" >$top/par/cgroup.subtree_control
+	echo "+io" >$top/par/cgroup.subtree_control ||
+		bail "cannot enable the io controller below $top/par"
 	chot() { $bin/hotw if=/dev/urandom of=/dev/$disk bs=256k count=4 \
 		seek=$1 oflag=direct conv=notrunc status=none; }
 	ccold() { $bin/coldw if=/dev/urandom of=/dev/$disk bs=256k count=1 \
@@ -538,21 +556,7 @@ budget_parent_test() {
 		done
 	done
 	echo 1 >$lt/replan
-	plans=$(layout_val plans)
-	echo "$dev $b1-$b3" >$top/par/io.stream
-	reason= waited=0
-	while [ $waited -lt 100 ]; do
-		[ "$(layout_val plans)" != "$plans" ] &&
-			{ reason=$(layout_val last_reason); break; }
-		sleep 0.1
-		waited=$((waited + 1))
-	done
-	diag "after io.stream gave par $b1-$b3: ${reason:-no} re-plan in" \
-		"$((waited / 10)).$((waited % 10)) s"
-	check "a budget set on a parent re-plans at once, with no write or replan" \
-		[ "$reason" = budget ]
-	layout | grep -E '^(stream|boundary)' | sed 's/^/# /'
-	# The handles each child's writes take, by cgroup, under fdp_tool watch.
+	# The handles a child's writes take, by fdp_tool watch.
 	used_by() {	# CHILD
 		local out
 		out=$("$tool" watch -- bash -c "$(declare -f in_cg chot ccold);
@@ -561,23 +565,62 @@ budget_parent_test() {
 			in_cg par/$1 ccold ${cold_at[$1]} 30")
 		awk -F'[ =]' '/^handle=/ && $4 > 0 { printf "%s ", $2 }' <<<"$out"
 	}
-	used1=$(used_by c1)
-	used2=$(used_by c2)
-	diag "budget $b1-$b3 (handles $((b1 - 1))-$((b3 - 1))): c1 on $used1, c2 on $used2"
-	bad=0
-	[ -n "$used1" ] && [ -n "$used2" ] || bad=1
+	# Show the layout, and the handles each child's writes take in $used1
+	# and $used2; $bad is 1 if either wrote nothing, else 0.
+	watch_children() {	# WHAT
+		layout | grep -E '^(stream|boundary)' | sed 's/^/# /'
+		used1=$(used_by c1)
+		used2=$(used_by c2)
+		diag "$1: c1 on $used1, c2 on $used2"
+		bad=0
+		[ -n "$used1" ] && [ -n "$used2" ] || bad=1
+	}
+	# Write $2 to io.stream of cgroup $1, then wait up to 10 s for a
+	# layout installed for reason $3; $took says how long it took, or is
+	# empty.
+	replanned() {	# CG VALUE REASON
+		local plans n=0
+
+		took=
+		plans=$(layout_val plans)
+		echo "$dev $2" >$top/$1/io.stream || return
+		while [ $n -lt 100 ]; do
+			[ "$(layout_val plans)" != "$plans" ] &&
+				[ "$(layout_val last_reason)" = "$3" ] &&
+				{ took="$((n / 10)).$((n % 10)) s"; return; }
+			sleep 0.1
+			n=$((n + 1))
+		done
+		diag "no re-plan for $3 in 10 s; last: $(layout_val last_reason)"
+	}
+
+	pin=$(layout | awk '$1 == "stream" && $3 == "tenant" { print $2 }' |
+	      sort -n | head -1)
+	mkdir -p $top/late
+	replanned late "${pin:-2}" streams
+	diag "after io.stream pinned late to ${pin:-none}: re-plan in ${took:-no time}"
+	check "${names[0]}" test -n "$pin" -a -n "$took"
+	watch_children "late pinned to handle $((${pin:-1} - 1))"
+	for h in $used1 $used2; do [ "$h" != $((${pin:-1} - 1)) ] || bad=1; done
+	check "${names[1]}" [ $bad = 0 ]
+	echo "$dev default" >$top/late/io.stream
+	rmdir $top/late
+
+	replanned par $b1-$b3 budget
+	diag "after io.stream gave par $b1-$b3: re-plan in ${took:-no time}"
+	check "${names[2]}" [ -n "$took" ]
+	watch_children "budget $b1-$b3 (handles $((b1 - 1))-$((b3 - 1)))"
 	for h in $used1 $used2; do
 		[ "$h" -ge $((b1 - 1)) ] && [ "$h" -le $((b3 - 1)) ] || bad=1
 	done
 	for h in $used1; do
 		for k in $used2; do [ "$h" != "$k" ] || bad=1; done
 	done
-	check "two children under a budget with a stream for each share none" \
-		[ $bad = 0 ]
+	check "${names[3]}" [ $bad = 0 ]
 	echo "$dev default" >$top/par/io.stream
 	rmdir $top/par/c1 $top/par/c2 $top/par
 	rm -rf $bin
-	unset -f chot ccold used_by
+	unset -f chot ccold used_by watch_children replanned
 }
 budget_parent_test
 
