@@ -1725,7 +1725,6 @@ void blkcg_iostream_limits_changed(struct request_queue *q)
 	struct iostream_mask next;
 	struct iostream_grp *grp;
 	struct blkcg_gq *blkg;
-	bool changed = false;
 
 	rcu_read_lock();
 	spin_lock_irq(&q->queue_lock);
@@ -1733,13 +1732,15 @@ void blkcg_iostream_limits_changed(struct request_queue *q)
 	list_for_each_entry_reverse(blkg, &q->blkg_list, q_node) {
 		grp = blkg_to_iostream(blkg);
 		if (grp && !iostream_compute(blkg, max, &next) &&
-		    !iostream_same(&next, iostream_grp_eff_locked(grp))) {
+		    !iostream_same(&next, iostream_grp_eff_locked(grp)))
 			iostream_publish(grp, &next);
-			changed = true;
-		}
 	}
-	/* A blkg on the list: the disk is not released (see above). */
-	if (changed)
+	/*
+	 * The policy may plan on the streams no set holds, which changed
+	 * with the number of streams, even if no set did.  A blkg on the
+	 * list: the disk's release has not passed blkcg_exit_disk().
+	 */
+	if (!list_empty(&q->blkg_list))
 		blk_stream_confine_changed(q->disk);
 	spin_unlock_irq(&q->queue_lock);
 	rcu_read_unlock();

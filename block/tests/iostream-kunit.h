@@ -739,9 +739,9 @@ static const struct blk_stream_policy iostream_test_policy = {
 
 /*
  * The disk's placement policy hears of a change of an effective set on
- * the disk, by a write of io.stream or by a change of the disk's number
- * of streams, and of nothing else: a setting that changes no set, a
- * setting on another disk, the same number of streams again.
+ * the disk by a write of io.stream, and not of a setting that changes no
+ * set or of a setting on another disk; and of each change of the disk's
+ * number of streams.
  */
 static void iostream_test_notify(struct kunit *test)
 {
@@ -775,15 +775,19 @@ static void iostream_test_notify(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ch->notified, 0);
 	iostream_test_unset(test, ch);
 
-	/* A default of streams the disk lacks: told when the disk has them. */
+	/*
+	 * A change of the number of streams: told once, whether or not a
+	 * set changed (the free streams did).
+	 */
 	KUNIT_ASSERT_EQ(test, iostream_new_setting("9-12", 255, &m), 0);
 	iostream_change_dfl(&ch->blkcg[0], m, &ch->pins);
 	ch->notified = 0;
-	blkcg_iostream_limits_changed(ch->q);
-	KUNIT_EXPECT_EQ(test, ch->notified, 0);
 	ch->q->limits.max_write_streams = 12;
 	blkcg_iostream_limits_changed(ch->q);
 	KUNIT_EXPECT_EQ(test, ch->notified, 1);
+	ch->q->limits.max_write_streams = 10;
+	blkcg_iostream_limits_changed(ch->q);
+	KUNIT_EXPECT_EQ(test, ch->notified, 2);
 	ch->q->limits.max_write_streams = 8;
 	iostream_change_dfl(&ch->blkcg[0], NULL, &ch->pins);
 

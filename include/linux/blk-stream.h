@@ -79,11 +79,13 @@ struct module;
  *	the writes of a cgroup on @disk (a pin, or a budget the policy
  *	spends), by a write of io.stream or because the disk's number of
  *	streams changed.  Called for a live instance and for those in
- *	shadow, under rcu_read_lock() and the disk's queue_lock, a
- *	spinlock taken with interrupts off: it must not sleep, and may
- *	take only locks that are never held while queue_lock is taken.
- *	It may be called once per cgroup whose set changed, so it should
- *	only note the change, or queue work (queue_work() is fine).
+ *	shadow, under rcu_read_lock() and the disk's queue_lock, taken
+ *	with spin_lock_irq() (a sleeping lock on PREEMPT_RT, where
+ *	interrupts stay on): it must not sleep, and may take only locks
+ *	that are never held while queue_lock is taken and that are safe
+ *	to take with interrupts off.  It may be called once per cgroup
+ *	whose set changed, so it should only note the change, or queue
+ *	work (queue_work() is fine).
  * @list: entry in the list of registered policies
  *
  * A policy is rule 4 of the decision order: it decides only writes that

@@ -330,14 +330,14 @@ struct lt_tenant_index {
  * @work: the periodic check and planner
  * @confine_work: queues @work when io.stream changed, at most once per
  *	LT_CONFINE_GAP
- * @confine_next: jiffies before which @confine_work waits
+ * @confine_next: jiffies before which @confine_work waits; written and
+ *	read under the disk's queue_lock
  * @snap: copy of the labels the planner works on
  * @scratch: the planner's scratch space
  * @next: layout being built
  * @budget: each tenant slot's io.stream budget on the disk, as the last
  *	check read it (lt_read_budgets())
  * @budget_planned: the budgets the installed layout was planned with
- * @free_planned: the free streams the installed layout was planned on
  * @reclaim_age: reclaim age in pages of host writes, as last computed
  * @age_source: where it came from: "capacity", "media" or "operator"
  * @age_override: operator's reclaim age in pages, 0 for none
@@ -405,7 +405,6 @@ struct lt_disk {
 	struct lt_installed *next;
 	struct lt_budget budget[LT_MAX_TENANTS];
 	struct lt_budget budget_planned[LT_MAX_TENANTS];
-	DECLARE_BITMAP(free_planned, LT_MAX_STREAMS + 1);
 
 	u64 reclaim_age;
 	const char *age_source;
@@ -1717,17 +1716,61 @@ static u64 lt_read_budgets(struct lt_disk *ld)
 	return set;
 }
 
-/* Whether the budgets read differ from those the layout was planned with. */
-static bool lt_budgets_changed(const struct lt_disk *ld)
+static bool lt_budget_has(const struct lt_budget *b, unsigned int stream)
 {
-	unsigned int t;
+	unsigned int k;
 
-	for (t = 0; t < LT_MAX_TENANTS; t++)
-		if (ld->budget[t].nr != ld->budget_planned[t].nr ||
-		    memcmp(ld->budget[t].streams, ld->budget_planned[t].streams,
-			   ld->budget[t].nr))
+	for (k = 0; k < b->nr; k++)
+		if (b->streams[k] == stream)
 			return true;
 	return false;
+}
+
+/*
+ * Whether io.stream now keeps a tenant's writes off a stream the installed
+ * layout @cur gives them: a stream outside a budgeted tenant's budget
+ * ("budget" if its budget changed since the plan, else "streams"), or,
+ * for a tenant without one, a stream that is no longer free (a pin or a
+ * budget of another cgroup took it: "streams").  A stream shared by
+ * several tenants must be free or in a budget.  Streams given back, or a
+ * budget that grew, break nothing: the next plan for another reason
+ * uses them.  @free are the @nr_free free streams.
+ *
+ * Return: the reason to plan again, or NULL.
+ */
+static const char *lt_layout_confined(const struct lt_disk *ld,
+				      const struct lt_installed *cur,
+				      const u8 *free, unsigned int nr_free)
+{
+	DECLARE_BITMAP(ok, LT_MAX_STREAMS + 1) = { };
+	DECLARE_BITMAP(any, LT_MAX_STREAMS + 1);
+	const struct lt_layout_stream *s;
+	const struct lt_budget *b, *bp;
+	unsigned int i, t;
+
+	for (i = 0; i < nr_free; i++)
+		__set_bit(free[i], ok);
+	bitmap_copy(any, ok, LT_MAX_STREAMS + 1);
+	for (t = 0; t < LT_MAX_TENANTS; t++)
+		for (i = 0; i < ld->budget[t].nr; i++)
+			__set_bit(ld->budget[t].streams[i], any);
+	for (i = 0; i < cur->layout.nr_streams; i++) {
+		s = &cur->layout.stream[i];
+		if (s->tenant >= LT_MAX_TENANTS) {
+			if (!test_bit(s->stream, any))
+				return "streams";
+			continue;
+		}
+		b = &ld->budget[s->tenant];
+		if (b->nr ? lt_budget_has(b, s->stream) :
+			    test_bit(s->stream, ok))
+			continue;
+		bp = &ld->budget_planned[s->tenant];
+		return b->nr != bp->nr ||
+		       memcmp(b->streams, bp->streams, b->nr) ? "budget" :
+								"streams";
+	}
+	return NULL;
 }
 
 /* A memo tag that no memo holds yet (lt_memo_tag()). */
@@ -2019,11 +2062,10 @@ static void lt_plan_work(struct lt_disk *ld)
 	struct lt_plan_input in = { };
 	struct lt_installed *cur;
 	const char *reason = NULL;
-	DECLARE_BITMAP(free, LT_MAX_STREAMS + 1) = { };
 	u8 streams[LT_MAX_STREAMS];
 	bool replan, auto_plan;
 	u64 active, informed, periods, now, sweep, budgeted;
-	unsigned int nr_free, i;
+	int nr_free = -1;
 
 	mutex_lock(&ld->plan_mutex);
 	cur = rcu_dereference_protected(ld->layout,
@@ -2062,9 +2104,6 @@ static void lt_plan_work(struct lt_disk *ld)
 		goto out;
 	informed = lt_informed(ld->snap, LT_MAX_LABELS, active);
 	budgeted = lt_read_budgets(ld) & active;
-	nr_free = lt_free_streams(ld, streams);
-	for (i = 0; i < nr_free; i++)
-		__set_bit(streams[i], free);
 	if (replan) {
 		reason = "operator";
 	} else if (auto_plan) {
@@ -2083,20 +2122,16 @@ static void lt_plan_work(struct lt_disk *ld)
 		};
 
 		reason = lt_plan_due(&c);
-		/* A tenant's budget changed: plan within the new one. */
-		if (!reason && cur && lt_budgets_changed(ld))
-			reason = "budget";
-		/*
-		 * io.stream took streams the layout gives tenants (a pin or
-		 * budget of a cgroup that has not written yet, say), or gave
-		 * some back: plan on the free streams there are now.
-		 */
-		if (!reason && cur &&
-		    !bitmap_equal(free, ld->free_planned, LT_MAX_STREAMS + 1))
-			reason = "streams";
+		/* io.stream keeps data off streams the layout gives them. */
+		if (!reason && cur) {
+			nr_free = lt_free_streams(ld, streams);
+			reason = lt_layout_confined(ld, cur, streams, nr_free);
+		}
 	}
 	if (!reason)
 		goto out;
+	if (nr_free < 0)
+		nr_free = lt_free_streams(ld, streams);
 
 	in.labels = ld->snap;
 	in.nr_labels = LT_MAX_LABELS;
@@ -2108,12 +2143,16 @@ static void lt_plan_work(struct lt_disk *ld)
 	in.budgets = ld->budget;
 	ld->next->tenants = active;
 	ld->next->informed = informed;
-	if ((!in.nr_streams && !budgeted) ||
+	/*
+	 * With nothing to place on, a first layout waits; an installed one
+	 * is replaced by an empty one, so that no tenant keeps streams that
+	 * io.stream has taken.
+	 */
+	if ((!in.nr_streams && !budgeted && !cur) ||
 	    lt_plan(&in, &ld->next->layout, ld->scratch))
 		goto out;
 	lt_index(ld->next, ld->snap);
 	memcpy(ld->budget_planned, ld->budget, sizeof(ld->budget));
-	bitmap_copy(ld->free_planned, free, LT_MAX_STREAMS + 1);
 	/*
 	 * Drift, learning and io.stream's changes install only a layout
 	 * that changed.
@@ -2526,25 +2565,29 @@ static void lt_confine_workfn(struct work_struct *work)
 	struct lt_disk *ld = container_of(to_delayed_work(work), struct lt_disk,
 					  confine_work);
 
-	WRITE_ONCE(ld->confine_next, jiffies + LT_CONFINE_GAP);
 	queue_work(system_dfl_wq, &ld->work);
 }
 
 /*
  * io.stream changed the streams that confine a cgroup's writes on the
- * disk: check now whether a budget or the free streams changed, rather
- * than at the next check, which host writes bring; or, if the last such
- * check was less than LT_CONFINE_GAP ago, once that gap has passed.
- * Calls while the delayed work is pending add nothing.  Under the disk's
- * queue_lock; exit_disk cancels the works after a grace period.
+ * disk: check now whether the layout must change (lt_layout_confined()),
+ * rather than at the next check, which host writes bring; or, if the last
+ * such check was queued less than LT_CONFINE_GAP ago, once that gap has
+ * passed.  Calls while the delayed work is pending add nothing.  Under the
+ * disk's queue_lock, which serializes the calls for one instance;
+ * exit_disk cancels the works after a grace period.  With auto_plan off
+ * a check would plan nothing.
  */
 static void lt_confine_changed(struct gendisk *disk, void *data)
 {
 	struct lt_disk *ld = data;
-	long wait = (long)(READ_ONCE(ld->confine_next) - jiffies);
+	long wait = (long)(ld->confine_next - jiffies);
 
-	queue_delayed_work(system_dfl_wq, &ld->confine_work,
-			   clamp_t(long, wait, 0, LT_CONFINE_GAP));
+	if (!READ_ONCE(ld->auto_plan))
+		return;
+	wait = clamp_t(long, wait, 0, LT_CONFINE_GAP);
+	if (queue_delayed_work(system_dfl_wq, &ld->confine_work, wait))
+		ld->confine_next = jiffies + wait + LT_CONFINE_GAP;
 }
 
 static int lt_init_instance(struct gendisk *disk, void **data, bool shadow)

@@ -627,6 +627,63 @@ static void lt_kunit_no_capacity(struct kunit *test)
 	put_disk(disk);
 }
 
+static void lt_kunit_set_budget(struct lt_budget *b, const u8 *streams,
+				unsigned int nr)
+{
+	memset(b, 0, sizeof(*b));
+	b->nr = nr;
+	if (nr)
+		memcpy(b->streams, streams, nr);
+}
+
+/*
+ * When io.stream's changes make the installed layout wrong: a tenant's
+ * stream taken from the free ones, a budgeted tenant's stream outside its
+ * budget, a shared stream neither free nor in a budget; and when they do
+ * not: streams given back, a budget that grew.
+ */
+static void lt_kunit_confined(struct kunit *test)
+{
+	struct lt_disk *ld = lt_kunit_disk(test);
+	struct lt_installed *cur = lt_test_alloc(test, sizeof(*cur));
+	static const u8 all[] = { 2, 3, 4, 5, 6, 7 };
+	static const u8 no3[] = { 2, 4, 5, 6, 7 };
+	static const u8 no6[] = { 2, 3, 4, 5, 7 };
+	static const u8 b45[] = { 4, 5 }, b457[] = { 4, 5, 7 };
+	static const u8 b57[] = { 5, 7 }, b6[] = { 6 };
+	struct lt_layout_stream *st;
+
+	KUNIT_ASSERT_NOT_NULL(test, cur);
+	st = cur->layout.stream;
+	/* Tenant 0 on 3; tenant 1 on 4 and 5; 6 shared. */
+	st[0] = (struct lt_layout_stream){ .stream = 3, .tenant = 0 };
+	st[1] = (struct lt_layout_stream){ .stream = 4, .tenant = 1 };
+	st[2] = (struct lt_layout_stream){ .stream = 5, .tenant = 1 };
+	st[3] = (struct lt_layout_stream){ .stream = 6,
+					   .tenant = LT_TENANT_SHARED };
+	cur->layout.nr_streams = 4;
+
+	KUNIT_EXPECT_NULL(test, lt_layout_confined(ld, cur, all, 6));
+	/* A pin of another cgroup took 3, then 6. */
+	KUNIT_EXPECT_STREQ(test, lt_layout_confined(ld, cur, no3, 5), "streams");
+	KUNIT_EXPECT_STREQ(test, lt_layout_confined(ld, cur, no6, 5), "streams");
+	/* 6 went into tenant 0's budget instead: its stream 3 is outside. */
+	lt_kunit_set_budget(&ld->budget[0], b6, 1);
+	KUNIT_EXPECT_STREQ(test, lt_layout_confined(ld, cur, no6, 5), "budget");
+	memcpy(&ld->budget_planned[0], &ld->budget[0], sizeof(ld->budget[0]));
+	KUNIT_EXPECT_STREQ(test, lt_layout_confined(ld, cur, no6, 5), "streams");
+	lt_kunit_set_budget(&ld->budget[0], NULL, 0);
+	lt_kunit_set_budget(&ld->budget_planned[0], NULL, 0);
+	/* Tenant 1 given 4-5, then 4, 5 and 7: its streams stay in it. */
+	lt_kunit_set_budget(&ld->budget[1], b45, 2);
+	KUNIT_EXPECT_NULL(test, lt_layout_confined(ld, cur, all, 6));
+	lt_kunit_set_budget(&ld->budget[1], b457, 3);
+	KUNIT_EXPECT_NULL(test, lt_layout_confined(ld, cur, all, 6));
+	/* Narrowed to 5 and 7: 4 is outside it. */
+	lt_kunit_set_budget(&ld->budget[1], b57, 2);
+	KUNIT_EXPECT_STREQ(test, lt_layout_confined(ld, cur, all, 6), "budget");
+}
+
 static struct kunit_case lt_kunit_cases[] = {
 	KUNIT_CASE_PARAM(lt_kunit_run, lt_kunit_gen_params),
 	KUNIT_CASE(lt_kunit_replay),
@@ -640,6 +697,7 @@ static struct kunit_case lt_kunit_cases[] = {
 	KUNIT_CASE(lt_kunit_parts),
 	KUNIT_CASE(lt_kunit_log_ranges),
 	KUNIT_CASE(lt_kunit_no_capacity),
+	KUNIT_CASE(lt_kunit_confined),
 	{}
 };
 
