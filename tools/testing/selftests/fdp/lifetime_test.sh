@@ -528,10 +528,11 @@ budget_parent_test() {
 	local b1=$((streams - 2)) b3=$streams bin=/tmp/lifetime_test.bin
 	local c i k h pin used1 used2 bad size took
 	local -A hot_at=([c1]=256 [c2]=512) cold_at=([c1]=1024 [c2]=1536)
-	local names=("a pin of a cgroup that has not written re-plans at once, with no write or replan"
-		     "the other tenants' writes leave the pinned stream"
-		     "a budget set on a parent re-plans at once, with no write or replan"
-		     "two children under a budget with a stream for each share none")
+	local names=(
+		"a pin of a cgroup that has not written re-plans, with no write or replan"
+		"the other tenants' writes leave the pinned stream"
+		"a budget set on a parent re-plans, with no write or replan"
+		"two children under a budget with a stream for each share none")
 
 	size=$(($(cat /sys/block/$disk/size) * 512))
 	if [ "$streams" -lt 5 ] || [ $size -lt $((392 * MiB)) ]; then
