@@ -34,9 +34,9 @@ name=$(sed -n 's/^PACKAGE_NAME="\(.*\)"$/\1/p' "$TOP/dkms.conf")
 
 # The package's source: what dkms.conf says to copy to /usr/src.
 rm -rf "$work"
-mkdir -p "$work/pkg/drivers/block" "$work/usr-src" "$work/var-lib-dkms" "$work/lib-modules/$kver"
+mkdir -p "$work/pkg/block" "$work/usr-src" "$work/var-lib-dkms" "$work/lib-modules/$kver"
 cp "$TOP/Kbuild" "$TOP/dkms.conf" "$work/pkg/" &&
-	cp -r "$TOP/drivers/block/lifetime" "$work/pkg/drivers/block/" || exit 1
+	cp -r "$TOP/block/lifetime" "$work/pkg/block/" || exit 1
 d() {
 	dkms --dkmstree "$work/var-lib-dkms" --sourcetree "$work/usr-src" \
 	     --installtree "$work/lib-modules" "$@"

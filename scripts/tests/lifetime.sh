@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Host-side tests of the lifetime policy's tracker and planner (TAP): the
-# same cases as its KUnit suite, built from drivers/block/lifetime as a
+# same cases as its KUnit suite, built from block/lifetime as a
 # userspace program.
 set -u
 dir=$(cd "$(dirname "$0")/../../tools/testing/lifetime" && pwd)

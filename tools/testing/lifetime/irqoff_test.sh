@@ -17,7 +17,7 @@
 # milliseconds):
 #
 #	scripts/vm-run --smp 1 --icount 0 --ns-size 4T -- \
-#		env LIFETIME_KO=build/obj/drivers/block/lifetime/blk-lifetime.ko \
+#		env LIFETIME_KO=build/obj/block/lifetime/blk-lifetime.ko \
 #		tools/testing/lifetime/<this script>
 #
 # Usage: irqoff_test.sh [MAX_US]   (as root; $LIFETIME_KO: the module)
@@ -44,7 +44,7 @@ if [ -z "$disk" ]; then
 fi
 echo "1..2"
 q=/sys/block/$disk/queue
-lt=/sys/block/$disk/lifetime
+lt=/sys/block/$disk/queue/lifetime
 dbg=/sys/kernel/debug/block/$disk/lifetime
 grep -qw lifetime $q/write_stream_policy ||
 	{ [ -n "${LIFETIME_KO:-}" ] && insmod "$LIFETIME_KO"; }

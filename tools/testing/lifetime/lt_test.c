@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Userspace runner of the lifetime tracker and planner tests: the same
- * cases as the KUnit suite (drivers/block/lifetime/tests/lt-cases.h),
+ * cases as the KUnit suite (block/lifetime/tests/lt-cases.h),
  * reported as TAP.  Exits non-zero when a case fails.
  */
 #include <stdio.h>

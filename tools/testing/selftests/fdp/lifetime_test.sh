@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Tests of the lifetime write stream placement policy on an FDP namespace
-# (drivers/block/lifetime).  Placement is checked on the device: each
+# (block/lifetime).  Placement is checked on the device: each
 # check runs the writes under "fdp_tool watch" and reads which placement
 # handles consumed them.
 #
@@ -34,7 +34,7 @@ top=/sys/fs/cgroup/lifetime_test
 nr_tests=33
 
 fdp_named_disk
-lt=/sys/block/$disk/lifetime
+lt=/sys/block/$disk/queue/lifetime
 dbg=/sys/kernel/debug/block/$disk/lifetime
 
 cleanup() {
@@ -887,9 +887,9 @@ elif [ -n "$how" ]; then
 	warn=$(dmesg | tail -n +$((dmesg_lines + 1)) | grep -cE 'WARNING|BUG|Oops|Call Trace')
 	again=0
 	if [ -n "$back" ]; then
-		disk=$back q=/sys/block/$back/queue lt=/sys/block/$back/lifetime
+		disk=$back q=/sys/block/$back/queue lt=/sys/block/$back/queue/lifetime
 		echo lifetime >$q/write_stream_policy 2>/dev/null &&
-			[ -d /sys/block/$back/lifetime ] &&
+			[ -d /sys/block/$back/queue/lifetime ] &&
 			[ "$(cat $q/write_stream_shadow)" = none ] && again=1
 	fi
 	diag "disk removal by $how"

@@ -141,7 +141,7 @@ train() {	# CG DIR...
 		in_cg $cg rewrite $MiB $mnt/app.log
 		in_cg $cg append $((256 * 1024)) $mnt/table.db
 	done
-	for d in "$@"; do echo 1 >/sys/block/$disk/$d/replan; done
+	for d in "$@"; do echo 1 >/sys/block/$disk/queue/$d/replan; done
 }
 # More of the same, as a script for fdp_tool watch.
 more_writes() {	# CG
@@ -167,12 +167,12 @@ if [ $lt_rc = 0 ]; then
 	setup_fs || bail "cannot make ext4 on $disk"
 	echo none >$q/write_stream_policy || bail "cannot set policy none"
 	echo lifetime >$q/write_stream_shadow || bail "cannot run lifetime in shadow"
-	echo $((8 * MiB)) >/sys/block/$disk/lifetime_shadow/reclaim_age
+	echo $((8 * MiB)) >/sys/block/$disk/queue/lifetime_shadow/reclaim_age
 	check "lifetime in shadow has files of its own, and no live instance's" \
 		sh -c "[ \"\$(cat $q/write_stream_shadow)\" = lifetime ] &&
-		       [ -d /sys/block/$disk/lifetime_shadow ] &&
+		       [ -d /sys/block/$disk/queue/lifetime_shadow ] &&
 		       [ -e /sys/kernel/debug/block/$disk/lifetime_shadow/layout ] &&
-		       [ ! -e /sys/block/$disk/lifetime ]"
+		       [ ! -e /sys/block/$disk/queue/lifetime ]"
 	train s1 lifetime_shadow
 	trace_start
 	read -r h0 hother < <(more_writes s1 | handle0_split)
@@ -245,8 +245,8 @@ if [ $lt_rc = 0 ]; then
 	setup_fs || bail "cannot make ext4 on $disk"
 	echo lifetime >$q/write_stream_policy || bail "cannot set policy lifetime"
 	echo lifetime >$q/write_stream_shadow || bail "cannot run lifetime in shadow"
-	echo $((8 * MiB)) >/sys/block/$disk/lifetime/reclaim_age &&
-		echo $((8 * MiB)) >/sys/block/$disk/lifetime_shadow/reclaim_age ||
+	echo $((8 * MiB)) >/sys/block/$disk/queue/lifetime/reclaim_age &&
+		echo $((8 * MiB)) >/sys/block/$disk/queue/lifetime_shadow/reclaim_age ||
 		bail "cannot set the reclaim age"
 	train s2 lifetime lifetime_shadow
 	trace_start

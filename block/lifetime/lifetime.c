@@ -34,7 +34,7 @@
  * submitted (lt_log_next()), so a discard and a rewrite of the same blocks
  * from two CPUs are seen in the order they happened.
  *
- * Files: /sys/block/<disk>/lifetime/ for settings, and
+ * Files: /sys/block/<disk>/queue/lifetime/ for settings, and
  * /sys/kernel/debug/block/<disk>/lifetime/ for state.  See
  * Documentation/block/write-stream-lifetime.rst.
  *
@@ -356,7 +356,7 @@ struct lt_tenant_index {
  * @history: the last LT_HISTORY installs: reason and @now
  * @shadow: the instance runs in shadow (queue/write_stream_shadow)
  * @node: in lt_instances, under lt_instances_mutex
- * @kobj: /sys/block/<disk>/lifetime, or lifetime_shadow in shadow
+ * @kobj: /sys/block/<disk>/queue/lifetime, or lifetime_shadow in shadow
  * @debugfs: /sys/kernel/debug/block/<disk>/lifetime, or lifetime_shadow
  */
 struct lt_disk {
@@ -2662,7 +2662,7 @@ static int lt_init_instance(struct gendisk *disk, void **data, bool shadow)
 	ld->next_period = lt_period(ld);
 	ld->next_check = lt_next_check(ld);
 
-	ret = kobject_add(&ld->kobj, &disk_to_dev(disk)->kobj, name);
+	ret = kobject_add(&ld->kobj, &disk->queue_kobj, name);
 	if (ret)
 		goto out_put;
 	ld->debugfs = blk_stream_debugfs_create(disk, name, lt_debugfs_files, ld);
