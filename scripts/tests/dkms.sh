@@ -8,9 +8,18 @@
 # must offer the lifetime policy.  Headers without the series, and a
 # kernel whose build lacks one of the series' exported hooks, must stop
 # the build with a message naming what is missing.
+#
+# FDP_DKMS_HEADERS and FDP_DKMS_KERNEL point the test at another kernel:
+# the directory DKMS builds against (an unpacked linux-headers package,
+# as scripts/build-deb --boot-test gives it) and the kernel image to boot.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-OBJ=${FDP_BUILD:-$TOP/build}/obj
+OBJ=${FDP_DKMS_HEADERS:-${FDP_BUILD:-$TOP/build}/obj}
+image=${FDP_DKMS_KERNEL:-$OBJ/arch/x86/boot/bzImage}
+if [ -n "${FDP_DKMS_HEADERS:-}" ] && [ -z "${FDP_DKMS_KERNEL:-}" ]; then
+	echo "dkms.sh: FDP_DKMS_HEADERS needs FDP_DKMS_KERNEL, the kernel those headers are of" >&2
+	exit 2
+fi
 # Under build/, which the guest sees (its /tmp is its own).
 work=${FDP_BUILD:-$TOP/build}/tests/dkms
 n=0 failed=0
@@ -25,7 +34,7 @@ if ! command -v dkms >/dev/null; then
 	finish
 fi
 if [ ! -f "$OBJ/Module.symvers" ] || [ ! -f "$OBJ/include/config/kernel.release" ]; then
-	not_ok "a built kernel in $OBJ" "run scripts/build-kernel"
+	not_ok "a built kernel or its headers in $OBJ" "run scripts/build-kernel"
 	finish
 fi
 kver=$(cat "$OBJ/include/config/kernel.release")
@@ -64,14 +73,15 @@ vm=$(modinfo -F vermagic "$ko" 2>&1)
 # registers its policy.
 guest='p=$(ls /sys/block/nvme*/queue/write_stream_policy | head -n 1) &&
 	! grep -qw lifetime "$p" && insmod "$0" && cat "$p" && rmmod blk_lifetime'
-if [ -f "$OBJ/arch/x86/boot/bzImage" ]; then
-	out=$("$TOP/scripts/vm-run" --out "$work/vm" --timeout 300 -- sh -c "$guest" "$ko" 2>&1); rc=$?
+if [ -f "$image" ]; then
+	out=$("$TOP/scripts/vm-run" --kernel "$image" --out "$work/vm" --timeout 300 -- \
+		sh -c "$guest" "$ko" 2>&1); rc=$?
 	[ "$rc" = 0 ] && grep -q '^\[none\] .*lifetime' <<<"$out" &&
 		ok "the installed module loads in the guest and offers the lifetime policy" ||
 		not_ok "the installed module loads in the guest and offers the lifetime policy" \
 			"exit $rc" "$(tail -n 5 <<<"$out")"
 else
-	not_ok "the installed module loads in the guest" "no bzImage in $OBJ"
+	not_ok "the installed module loads in the guest" "no kernel image $image"
 fi
 
 # A kernel without one of the hooks: the same build against its exports.
@@ -81,6 +91,24 @@ out=$(FDP_SYMVERS=$work/Module.symvers.nohook \
 [ "$rc" != 0 ] && grep -q "cannot take blk-lifetime: it does not export the series' hooks blk_stream_register_policy" <<<"$out" &&
 	ok "a kernel without the series' hooks is refused by name" ||
 	not_ok "a kernel without the series' hooks is refused by name" "exit $rc" "$(tail -n 5 <<<"$out")"
+
+# The PREEMPT_RT kernel (scripts/build-kernel --rt), when it was built:
+# the policy supports RT, so the out-of-tree build must not refuse it.
+rt=${FDP_BUILD:-$TOP/build}/obj-rt
+if [ -z "${FDP_DKMS_HEADERS:-}" ] && grep -qx CONFIG_PREEMPT_RT=y "$rt/.config" 2>/dev/null &&
+   [ -f "$rt/Module.symvers" ]; then
+	rm -rf "$work/rt" && cp -r "$work/pkg" "$work/rt"
+	out=$(make -C "$rt" M="$work/rt" modules 2>&1); rc=$?
+	vm=$(modinfo -F vermagic "$work/rt/block/lifetime/blk-lifetime.ko" 2>&1)
+	[ "$rc" = 0 ] && [[ "$vm" == *preempt_rt* ]] &&
+		ok "the module builds out of tree against the PREEMPT_RT kernel" ||
+		not_ok "the module builds out of tree against the PREEMPT_RT kernel" \
+			"exit $rc" "$(tail -n 5 <<<"$out")" "vermagic: $vm"
+else
+	why="no RT build (scripts/build-kernel --rt)"
+	[ -z "${FDP_DKMS_HEADERS:-}" ] || why="the test runs against other headers"
+	n=$((n + 1)); echo "ok $n the module builds out of tree against the PREEMPT_RT kernel # SKIP $why"
+fi
 
 # Headers of a kernel without the series (Kbuild read as kbuild reads
 # it, with the tree's srctree and configuration).
