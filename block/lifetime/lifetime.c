@@ -57,6 +57,7 @@
 #include <linux/debugfs.h>
 #include <linux/iomap.h>
 #include <linux/jump_label.h>
+#include <linux/fs.h>
 #include <linux/kobject.h>
 #include <linux/module.h>
 #include <linux/pagemap.h>
@@ -75,64 +76,6 @@
 
 #define CREATE_TRACE_POINTS
 #include "lifetime_trace.h"
-
-/*
- * Module parameters are checked when they are set, so that a bad value is
- * refused with -EINVAL at once instead of failing the next disk that
- * selects the policy (range_size, sample_shift) or every plan (min_side).
- */
-static int range_size_set(const char *val, const struct kernel_param *kp)
-{
-	unsigned int v;
-
-	if (kstrtouint(val, 0, &v) || !lt_range_size_ok(v))
-		return -EINVAL;
-	return param_set_uint(val, kp);
-}
-
-static int sample_shift_set(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 0, LT_MAX_SAMPLE_SHIFT);
-}
-
-static int min_side_set(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 0, 1000);
-}
-
-static const struct kernel_param_ops range_size_ops = {
-	.set = range_size_set,
-	.get = param_get_uint,
-};
-
-static const struct kernel_param_ops sample_shift_ops = {
-	.set = sample_shift_set,
-	.get = param_get_uint,
-};
-
-static const struct kernel_param_ops min_side_ops = {
-	.set = min_side_set,
-	.get = param_get_uint,
-};
-
-static unsigned int range_size;
-module_param_cb(range_size, &range_size_ops, &range_size, 0644);
-MODULE_PARM_DESC(range_size,
-		 "Owner table range in bytes for new disks, a power of two from 64 KiB to 64 MiB (0: max(64 KiB, capacity / 2^22), at most 64 MiB)");
-
-static unsigned long long mem_cap = LT_DEFAULT_MEM_CAP;
-module_param(mem_cap, ullong, 0644);
-MODULE_PARM_DESC(mem_cap, "Owner table memory cap per disk in bytes, for new disks");
-
-static unsigned int sample_shift = LT_DEFAULT_SAMPLE_SHIFT;
-module_param_cb(sample_shift, &sample_shift_ops, &sample_shift, 0644);
-MODULE_PARM_DESC(sample_shift,
-		 "Track one owner table range in 2^sample_shift, for new disks (0: all, at most 6)");
-
-static unsigned int min_side = LT_MIN_SIDE_PM;
-module_param_cb(min_side, &min_side_ops, &min_side, 0644);
-MODULE_PARM_DESC(min_side,
-		 "Smallest side of a boundary, per mille of the tenant's bytes, 0 to 1000 (0: 50), for every disk's next plan");
 
 /* Where a label's file class comes from. */
 enum lt_src {
@@ -316,10 +259,11 @@ struct lt_tenant_index {
  * @tags: numbers handed out by lt_new_tag()
  * @bare_tag: lt_memo_tag() of a write with no hint while no layout is
  *	installed
- * @held_since: local_clock() when @lock was taken, with irqoff_timing
+ * @held_since: local_clock() when @lock was taken, with @timing
  * @held_max: the longest @lock was held (interrupts off) in ns, with
- *	irqoff_timing
+ *	@timing
  * @held_max_at: where it was let go then
+ * @timing: time @lock (debugfs irqoff_timing), under lt_instances_mutex
  * @act: pages each tenant wrote in each of the last periods
  * @quarter: the period @act counts into
  * @quarters: periods since the last decay of the histograms
@@ -338,6 +282,11 @@ struct lt_tenant_index {
  * @budget: each tenant slot's io.stream budget on the disk, as the last
  *	check read it (lt_read_budgets())
  * @budget_planned: the budgets the installed layout was planned with
+ * @range_size: owner table range size asked for in bytes, 0 for the
+ *	default (queue/lifetime/range_size)
+ * @min_side: smallest side of a boundary, per mille of the tenant's
+ *	bytes, 0 for %LT_MIN_SIDE_PM
+ * @mem_cap: most bytes the owner table may take
  * @reclaim_age: reclaim age in pages of host writes, as last computed
  * @age_source: where it came from: "capacity", "media" or "operator"
  * @age_override: operator's reclaim age in pages, 0 for none
@@ -389,6 +338,7 @@ struct lt_disk {
 	u64 held_since;
 	u64 held_max;
 	unsigned long held_max_at;
+	bool timing;
 	u64 act[LT_QUARTERS][LT_MAX_TENANTS];
 	unsigned int quarter;
 	unsigned int quarters;
@@ -405,6 +355,10 @@ struct lt_disk {
 	struct lt_installed *next;
 	struct lt_budget budget[LT_MAX_TENANTS];
 	struct lt_budget budget_planned[LT_MAX_TENANTS];
+
+	u32 range_size;
+	u32 min_side;
+	u64 mem_cap;
 
 	u64 reclaim_age;
 	const char *age_source;
@@ -442,43 +396,16 @@ static LIST_HEAD(lt_instances);
 static DEFINE_MUTEX(lt_instances_mutex);
 
 /*
- * With the irqoff_timing parameter on, the disk's lock, always held with
- * interrupts off, times how long it is held, and the stats file shows
- * the longest: a measure of the policy's time with interrupts off.  A
- * static key: off, it costs a no-op.
+ * With a disk's irqoff_timing debugfs file set, its lock, always held
+ * with interrupts off, times how long it is held, and the stats file
+ * shows the longest: a measure of the policy's time with interrupts off.
+ * A static key, counted by the disks that time: off, it costs a no-op.
  */
 static DEFINE_STATIC_KEY_FALSE(lt_timing);
 
-static int irqoff_timing_set(const char *val, const struct kernel_param *kp)
-{
-	bool on;
-
-	if (kstrtobool(val, &on))
-		return -EINVAL;
-	if (on && !static_key_enabled(&lt_timing))
-		static_branch_enable(&lt_timing);
-	else if (!on && static_key_enabled(&lt_timing))
-		static_branch_disable(&lt_timing);
-	return 0;
-}
-
-static int irqoff_timing_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%d\n", static_key_enabled(&lt_timing));
-}
-
-static const struct kernel_param_ops irqoff_timing_ops = {
-	.set = irqoff_timing_set,
-	.get = irqoff_timing_get,
-};
-
-module_param_cb(irqoff_timing, &irqoff_timing_ops, NULL, 0644);
-MODULE_PARM_DESC(irqoff_timing,
-		 "Time how long each disk's lock is held with interrupts off; the longest shows in its stats (0: off)");
-
 static inline void lt_held(struct lt_disk *ld)
 {
-	if (static_branch_unlikely(&lt_timing))
+	if (static_branch_unlikely(&lt_timing) && READ_ONCE(ld->timing))
 		ld->held_since = local_clock();
 }
 
@@ -2138,7 +2065,7 @@ static void lt_plan_work(struct lt_disk *ld)
 	in.reclaim_age = ld->reclaim_age;
 	in.streams = streams;
 	in.nr_streams = nr_free;
-	in.min_side_pm = READ_ONCE(min_side);
+	in.min_side_pm = READ_ONCE(ld->min_side);
 	in.tenants = active;
 	in.budgets = ld->budget;
 	ld->next->tenants = active;
@@ -2291,14 +2218,148 @@ static ssize_t auto_plan_store(struct lt_disk *ld, const char *page,
 	return count;
 }
 
+/*
+ * Size the owner table anew, at once: what the policy learned of lifetimes
+ * stays, where each label's data lies is forgotten (lt_track_resize()).
+ * plan_mutex keeps two writers from crossing; the table is allocated
+ * before the disk's lock is taken and the old one freed after.
+ */
+static int lt_resize(struct lt_disk *ld, u32 range_size,
+		     unsigned int sample_shift, u64 mem_cap)
+{
+	struct lt_track_size sz;
+	int ret;
+
+	ret = lt_track_size_alloc(&ld->track, &sz, range_size, sample_shift,
+				  mem_cap);
+	if (ret)
+		return ret;
+	if (sz.alloc_failed)
+		return -ENOMEM;
+	lt_lock(ld);
+	lt_replay(ld, true);
+	lt_track_resize(&ld->track, &sz);
+	WRITE_ONCE(ld->range_size, range_size);
+	WRITE_ONCE(ld->mem_cap, mem_cap);
+	lt_unlock(ld);
+	kvfree(sz.owner);
+	return 0;
+}
+
 static ssize_t range_size_show(struct lt_disk *ld, char *page)
 {
-	return sysfs_emit(page, "%llu\n", ld->track.stats.range_bytes);
+	return sysfs_emit(page, "%llu\n",
+			  READ_ONCE(ld->track.stats.range_bytes));
+}
+
+static ssize_t range_size_store(struct lt_disk *ld, const char *page,
+				size_t count)
+{
+	u32 v;
+	int ret;
+
+	if (kstrtou32(page, 0, &v) || !lt_range_size_ok(v))
+		return -EINVAL;
+	mutex_lock(&ld->plan_mutex);
+	ret = lt_resize(ld, v, ld->track.sample_shift, ld->mem_cap);
+	mutex_unlock(&ld->plan_mutex);
+	return ret ?: count;
 }
 
 static ssize_t sample_shift_show(struct lt_disk *ld, char *page)
 {
-	return sysfs_emit(page, "%u\n", ld->track.sample_shift);
+	return sysfs_emit(page, "%u\n", READ_ONCE(ld->track.sample_shift));
+}
+
+static ssize_t sample_shift_store(struct lt_disk *ld, const char *page,
+				  size_t count)
+{
+	unsigned int v;
+	int ret;
+
+	if (kstrtouint(page, 0, &v) || v > LT_MAX_SAMPLE_SHIFT)
+		return -EINVAL;
+	mutex_lock(&ld->plan_mutex);
+	ret = lt_resize(ld, ld->range_size, v, ld->mem_cap);
+	mutex_unlock(&ld->plan_mutex);
+	return ret ?: count;
+}
+
+static ssize_t mem_cap_show(struct lt_disk *ld, char *page)
+{
+	return sysfs_emit(page, "%llu\n", READ_ONCE(ld->mem_cap));
+}
+
+/* A cap no owner table fits turns tracking off: the stats say so. */
+static ssize_t mem_cap_store(struct lt_disk *ld, const char *page,
+			     size_t count)
+{
+	u64 v;
+	int ret;
+
+	if (kstrtou64(page, 0, &v))
+		return -EINVAL;
+	mutex_lock(&ld->plan_mutex);
+	ret = lt_resize(ld, ld->range_size, ld->track.sample_shift, v);
+	mutex_unlock(&ld->plan_mutex);
+	return ret ?: count;
+}
+
+static ssize_t min_side_show(struct lt_disk *ld, char *page)
+{
+	return sysfs_emit(page, "%u\n", READ_ONCE(ld->min_side));
+}
+
+/* Read by the next plan. */
+static ssize_t min_side_store(struct lt_disk *ld, const char *page,
+			      size_t count)
+{
+	unsigned int v;
+
+	if (kstrtouint(page, 0, &v) || v > 1000)
+		return -EINVAL;
+	WRITE_ONCE(ld->min_side, v ?: LT_MIN_SIDE_PM);
+	return count;
+}
+
+/* The layout in force, for operators; debugfs has the whole of it. */
+static ssize_t plans_show(struct lt_disk *ld, char *page)
+{
+	return sysfs_emit(page, "%llu\n", READ_ONCE(ld->plans));
+}
+
+static ssize_t lt_layout_count(struct lt_disk *ld, char *page, bool streams)
+{
+	struct lt_installed *inst;
+	unsigned int n = 0;
+
+	rcu_read_lock();
+	inst = rcu_dereference(ld->layout);
+	if (inst)
+		n = streams ? inst->layout.nr_streams : inst->layout.nr_tenants;
+	rcu_read_unlock();
+	return sysfs_emit(page, "%u\n", n);
+}
+
+static ssize_t layout_streams_show(struct lt_disk *ld, char *page)
+{
+	return lt_layout_count(ld, page, true);
+}
+
+static ssize_t layout_tenants_show(struct lt_disk *ld, char *page)
+{
+	return lt_layout_count(ld, page, false);
+}
+
+static ssize_t tenant_slots_show(struct lt_disk *ld, char *page)
+{
+	return sysfs_emit(page, "%u\n",
+			  (unsigned int)hweight64(READ_ONCE(ld->tenant_used)));
+}
+
+static ssize_t tenant_overflow_show(struct lt_disk *ld, char *page)
+{
+	return sysfs_emit(page, "%llu\n", READ_ONCE(ld->tenant_overflow));
 }
 
 static ssize_t memory_show(struct lt_disk *ld, char *page)
@@ -2323,9 +2384,16 @@ LT_ATTR_RO(reclaim_age_source);
 LT_ATTR_RW(media_bytes_written);
 LT_ATTR_WO(replan);
 LT_ATTR_RW(auto_plan);
-LT_ATTR_RO(range_size);
-LT_ATTR_RO(sample_shift);
+LT_ATTR_RW(range_size);
+LT_ATTR_RW(sample_shift);
+LT_ATTR_RW(mem_cap);
+LT_ATTR_RW(min_side);
 LT_ATTR_RO(memory);
+LT_ATTR_RO(plans);
+LT_ATTR_RO(layout_streams);
+LT_ATTR_RO(layout_tenants);
+LT_ATTR_RO(tenant_slots);
+LT_ATTR_RO(tenant_overflow);
 
 static struct attribute *lt_attrs[] = {
 	&lt_attr_reclaim_age.attr,
@@ -2335,7 +2403,14 @@ static struct attribute *lt_attrs[] = {
 	&lt_attr_auto_plan.attr,
 	&lt_attr_range_size.attr,
 	&lt_attr_sample_shift.attr,
+	&lt_attr_mem_cap.attr,
+	&lt_attr_min_side.attr,
 	&lt_attr_memory.attr,
+	&lt_attr_plans.attr,
+	&lt_attr_layout_streams.attr,
+	&lt_attr_layout_tenants.attr,
+	&lt_attr_tenant_slots.attr,
+	&lt_attr_tenant_overflow.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(lt);
@@ -2545,12 +2620,59 @@ static int lt_stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(lt_stats);
 
+/* Turn timing of the disk's lock on or off; lt_exit_disk() turns it off. */
+static void lt_set_timing(struct lt_disk *ld, bool on)
+{
+	lockdep_assert_held(&lt_instances_mutex);
+	if (on == ld->timing)
+		return;
+	WRITE_ONCE(ld->timing, on);
+	if (on)
+		static_branch_inc(&lt_timing);
+	else
+		static_branch_dec(&lt_timing);
+}
+
+static ssize_t lt_timing_read(struct file *file, char __user *buf,
+			      size_t count, loff_t *ppos)
+{
+	struct lt_disk *ld = file_inode(file)->i_private;
+	char v[3] = { READ_ONCE(ld->timing) ? '1' : '0', '\n' };
+
+	return simple_read_from_buffer(buf, count, ppos, v, 2);
+}
+
+static ssize_t lt_timing_write(struct file *file, const char __user *buf,
+			       size_t count, loff_t *ppos)
+{
+	struct lt_disk *ld = file_inode(file)->i_private;
+	bool on;
+	int ret;
+
+	ret = kstrtobool_from_user(buf, count, &on);
+	if (ret)
+		return ret;
+	mutex_lock(&lt_instances_mutex);
+	lt_set_timing(ld, on);
+	mutex_unlock(&lt_instances_mutex);
+	return count;
+}
+
+static const struct file_operations lt_timing_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = lt_timing_read,
+	.write = lt_timing_write,
+	.llseek = default_llseek,
+};
+
 /* --- policy ---------------------------------------------------------- */
 
 static const struct blk_stream_debugfs_file lt_debugfs_files[] = {
 	{ "labels", 0400, &lt_labels_fops },
 	{ "layout", 0400, &lt_layout_fops },
 	{ "stats", 0400, &lt_stats_fops },
+	{ "irqoff_timing", 0600, &lt_timing_fops },
 	{ }
 };
 
@@ -2643,8 +2765,10 @@ static int lt_init_instance(struct gendisk *disk, void **data, bool shadow)
 	 * Without an owner table within the cap there is no tracking and no
 	 * placement; the disk still takes the policy, and its stats say so.
 	 */
-	ret = lt_track_init(&ld->track, nr_sectors, READ_ONCE(range_size),
-			    READ_ONCE(sample_shift), READ_ONCE(mem_cap));
+	ld->mem_cap = LT_DEFAULT_MEM_CAP;
+	ld->min_side = LT_MIN_SIDE_PM;
+	ret = lt_track_init(&ld->track, nr_sectors, 0, LT_DEFAULT_SAMPLE_SHIFT,
+			    ld->mem_cap);
 	if (ret == -EINVAL)
 		pr_warn("%s: lifetime: cannot track a disk of %llu sectors\n",
 			disk->disk_name, (u64)nr_sectors);
@@ -2655,7 +2779,7 @@ static int lt_init_instance(struct gendisk *disk, void **data, bool shadow)
 			disk->disk_name);
 	else if (!ld->track.on)
 		pr_info("%s: lifetime: no owner table within mem_cap=%llu, no placement\n",
-			disk->disk_name, mem_cap);
+			disk->disk_name, ld->mem_cap);
 	ld->age_source = "capacity";
 	ld->auto_plan = true;
 	lt_update_reclaim_age(ld);
@@ -2698,6 +2822,7 @@ static void lt_exit_disk(struct gendisk *disk, void *data)
 	cancel_delayed_work_sync(&ld->confine_work);
 	cancel_work_sync(&ld->work);
 	mutex_lock(&lt_instances_mutex);
+	lt_set_timing(ld, false);
 	list_del(&ld->node);
 	list_for_each_entry(other, &lt_instances, node)
 		if (other->disk == disk)

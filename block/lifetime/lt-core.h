@@ -241,6 +241,22 @@ struct lt_track {
 };
 
 /**
+ * struct lt_track_size - the sizes of an owner table, and the table
+ * @owner: the table; NULL when tracking is off
+ * @nr_slots: entries in @owner
+ * @range_shift: log2 of the range size in bytes, when @owner is set
+ * @sample_shift: one range in 2^@sample_shift is tracked
+ * @alloc_failed: tracking is off because @owner could not be allocated
+ */
+struct lt_track_size {
+	struct lt_owner *owner;
+	u64 nr_slots;
+	u8 range_shift;
+	u8 sample_shift;
+	bool alloc_failed;
+};
+
+/**
  * struct lt_rec - one write or invalidation, logged for the tracker
  * @stamp: when it was submitted, on the submitting CPU's clock
  * @sector: first sector
@@ -442,6 +458,9 @@ int lt_track_range_shift(u64 nr_sectors, u32 range_size,
 unsigned int lt_track_time_shift(u64 capacity);
 int lt_track_init(struct lt_track *t, u64 nr_sectors, u32 range_size,
 		  unsigned int sample_shift, u64 mem_cap);
+int lt_track_size_alloc(const struct lt_track *t, struct lt_track_size *sz,
+			u32 range_size, unsigned int sample_shift, u64 mem_cap);
+void lt_track_resize(struct lt_track *t, struct lt_track_size *sz);
 void lt_track_exit(struct lt_track *t);
 bool lt_track_sampled_slow(const struct lt_track *t, u64 sector,
 			   u32 nr_sectors);

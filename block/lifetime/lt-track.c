@@ -218,6 +218,80 @@ unsigned int lt_track_time_shift(u64 capacity)
 }
 
 /**
+ * lt_track_size_alloc() - allocate an owner table of new sizes
+ * @t: tracker; only its capacity is read
+ * @sz: the new sizes and their owner table, for lt_track_resize()
+ * @range_size: range size in bytes, 0 for the default
+ * @sample_shift: track one range in 2^@sample_shift, at most
+ *	LT_MAX_SAMPLE_SHIFT
+ * @mem_cap: most bytes the owner table may take
+ *
+ * No range size within @mem_cap is not an error: @sz then turns tracking
+ * off.  Neither is a failed allocation: @sz turns tracking off and says
+ * so (@sz->alloc_failed), and the caller chooses.
+ *
+ * Context: may sleep.
+ * Return: 0, or -EINVAL for bad sizes.
+ */
+int lt_track_size_alloc(const struct lt_track *t, struct lt_track_size *sz,
+			u32 range_size, unsigned int sample_shift, u64 mem_cap)
+{
+	int shift;
+
+	memset(sz, 0, sizeof(*sz));
+	if (sample_shift > LT_MAX_SAMPLE_SHIFT)
+		return -EINVAL;
+	shift = lt_track_range_shift(t->capacity >> LT_SECTOR_SHIFT,
+				     range_size, sample_shift, mem_cap);
+	if (shift == -EINVAL)
+		return -EINVAL;
+	sz->sample_shift = sample_shift;
+	if (shift < 0)
+		return 0;
+	sz->nr_slots = lt_track_slots(t->capacity, shift, sample_shift);
+	/* A failure is handled: no tracking, counted, and no splat. */
+	sz->owner = kvcalloc(sz->nr_slots, sizeof(*sz->owner),
+			     GFP_KERNEL | __GFP_NOWARN);
+	if (!sz->owner) {
+		sz->nr_slots = 0;
+		sz->alloc_failed = true;
+		return 0;
+	}
+	sz->range_shift = shift;
+	return 0;
+}
+
+/*
+ * Put @sz's sizes and table in force.  The fields lt_track_sampled()
+ * reads without the caller's lock are written once each.
+ */
+static void lt_track_size_set(struct lt_track *t, struct lt_track_size *sz)
+{
+	unsigned int s = sz->sample_shift;
+	bool on = sz->owner;
+
+	t->owner = sz->owner;
+	t->nr_slots = sz->nr_slots;
+	t->sweep_pos = 0;
+	t->stats.mem_bytes += t->nr_slots * sizeof(*t->owner);
+	t->stats.ranges = t->nr_slots;
+	t->stats.range_bytes = on ? 1ULL << sz->range_shift : 0;
+	if (!on) {
+		t->stats.off++;
+		t->stats.alloc_failed += sz->alloc_failed;
+	}
+	WRITE_ONCE(t->on, on);
+	WRITE_ONCE(t->sampled_shift, on && s ? sz->range_shift - LT_SECTOR_SHIFT : 0);
+	WRITE_ONCE(t->sample_shift, s);
+	WRITE_ONCE(t->pick_shift, 64 - s);
+	WRITE_ONCE(t->sample_mask, (1U << s) - 1);
+	WRITE_ONCE(t->range_shift, on ? sz->range_shift : 0);
+	WRITE_ONCE(t->nr_ranges, on ? lt_track_slots(t->capacity, sz->range_shift, 0) : 0);
+	t->sub_shift = on ? sz->range_shift - LT_SUB_BITS : 0;
+	sz->owner = NULL;
+}
+
+/**
  * lt_track_init() - set up the tracker of one disk
  * @t: tracker, zeroed or not
  * @nr_sectors: disk size in sectors
@@ -238,58 +312,34 @@ unsigned int lt_track_time_shift(u64 capacity)
 int lt_track_init(struct lt_track *t, u64 nr_sectors, u32 range_size,
 		  unsigned int sample_shift, u64 mem_cap)
 {
-	int shift;
+	struct lt_track_size sz;
+	int ret;
 	u16 i;
 
 	BUILD_BUG_ON(sizeof(struct lt_owner) != 8);
 	BUILD_BUG_ON(LT_HASH_SIZE < 2 * LT_MAX_LABELS);
 
 	memset(t, 0, sizeof(*t));
-	if (sample_shift > LT_MAX_SAMPLE_SHIFT)
+	if (!nr_sectors || nr_sectors > (U64_MAX >> LT_SECTOR_SHIFT))
 		return -EINVAL;
-	shift = lt_track_range_shift(nr_sectors, range_size, sample_shift,
-				     mem_cap);
-	if (shift == -EINVAL)
-		return -EINVAL;
+	t->capacity = nr_sectors << LT_SECTOR_SHIFT;
+	ret = lt_track_size_alloc(t, &sz, range_size, sample_shift, mem_cap);
+	if (ret)
+		return ret;
 
 	t->label = kvcalloc(LT_MAX_LABELS, sizeof(*t->label), GFP_KERNEL);
-	if (!t->label)
+	if (!t->label) {
+		kvfree(sz.owner);
 		return -ENOMEM;
+	}
 	t->label[LT_LABEL_UNKNOWN].flags = LT_LABEL_USED;
 	for (i = 0; i < LT_MAX_LABELS - 1; i++)
 		t->free[i] = LT_MAX_LABELS - 1 - i;
 	t->nr_free = LT_MAX_LABELS - 1;
 
-	t->capacity = nr_sectors << LT_SECTOR_SHIFT;
-	t->sample_shift = sample_shift;
-	t->pick_shift = 64 - sample_shift;
-	t->sample_mask = (1U << sample_shift) - 1;
 	t->time_shift = lt_track_time_shift(t->capacity);
 	t->stats.mem_bytes = LT_MAX_LABELS * sizeof(*t->label);
-	if (shift < 0) {
-		t->stats.off++;
-		return 0;
-	}
-
-	/* A failure is handled: no tracking, counted, and no splat. */
-	t->nr_slots = lt_track_slots(t->capacity, shift, sample_shift);
-	t->owner = kvcalloc(t->nr_slots, sizeof(*t->owner),
-			    GFP_KERNEL | __GFP_NOWARN);
-	if (!t->owner) {
-		t->nr_slots = 0;
-		t->stats.off++;
-		t->stats.alloc_failed++;
-		return 0;
-	}
-	t->range_shift = shift;
-	t->sub_shift = shift - LT_SUB_BITS;
-	t->nr_ranges = lt_track_slots(t->capacity, shift, 0);
-	t->on = true;
-	if (sample_shift)
-		t->sampled_shift = shift - LT_SECTOR_SHIFT;
-	t->stats.mem_bytes += t->nr_slots * sizeof(*t->owner);
-	t->stats.ranges = t->nr_slots;
-	t->stats.range_bytes = 1ULL << shift;
+	lt_track_size_set(t, &sz);
 	return 0;
 }
 
@@ -410,6 +460,53 @@ static void lt_label_free(struct lt_track *t, u16 idx)
 {
 	memset(&t->label[idx], 0, sizeof(t->label[idx]));
 	t->free[t->nr_free++] = idx;
+}
+
+/**
+ * lt_track_resize() - replace the owner table, keeping the labels
+ * @t: tracker
+ * @sz: sizes and table from lt_track_size_alloc(); on return it holds the
+ *	old table, for the caller to free with kvfree() after its lock
+ *
+ * The tracker forgets who owns each range: data written before the call
+ * dies unseen, as data written before the tracker existed does.  The
+ * labels keep what they learned.  Their byte counts and age histograms,
+ * which count tracked ranges only, are scaled from the old sampling rate
+ * to the new one, so that old and new writes weigh alike.  Labels that
+ * were retired and waited for their last owner entry are freed.
+ *
+ * Context: the caller's lock, as for lt_track_write().  Bounded: one pass
+ * over the LT_MAX_LABELS labels.
+ */
+void lt_track_resize(struct lt_track *t, struct lt_track_size *sz)
+{
+	unsigned int was = t->on ? t->sample_shift : 0;
+	unsigned int will = sz->owner ? sz->sample_shift : 0;
+	struct lt_owner *old = t->owner;
+	u16 i, b;
+
+	for (i = 1; i < LT_MAX_LABELS; i++) {
+		struct lt_label *l = &t->label[i];
+
+		if (!(l->flags & LT_LABEL_USED))
+			continue;
+		if (l->flags & LT_LABEL_DRAINING) {
+			lt_label_free(t, i);
+			continue;
+		}
+		l->refs = 0;
+		l->end = 0;
+		l->flags &= ~LT_LABEL_END_FRESH;
+		l->bytes = was >= will ? l->bytes << (was - will) :
+					 l->bytes >> (will - was);
+		for (b = 0; b < LT_NR_BINS; b++)
+			l->hist[b] = was >= will ? l->hist[b] << (was - will) :
+						   l->hist[b] >> (will - was);
+	}
+	t->label[LT_LABEL_UNKNOWN].refs = 0;
+	t->stats.mem_bytes -= t->nr_slots * sizeof(*t->owner);
+	lt_track_size_set(t, sz);
+	sz->owner = old;
 }
 
 static void lt_label_retire(struct lt_track *t, u16 idx)

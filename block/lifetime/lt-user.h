@@ -47,6 +47,7 @@ static inline void kvfree(const void *p)
 #define DIV_ROUND_UP(n, d) ({ __auto_type __d = (d);			\
 			    ((n) + __d - 1) / __d; })
 #define BUILD_BUG_ON(cond)	((void)sizeof(char[1 - 2 * !!(cond)]))
+#define WRITE_ONCE(x, v)	((x) = (v))	/* one thread in userspace */
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 

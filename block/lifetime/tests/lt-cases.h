@@ -158,6 +158,89 @@ static void lt_test_alloc_failed(LT_TEST_CTX *test)
 	lt_track_exit(t);
 }
 
+/*
+ * A new owner table keeps the labels and what they learned, forgets
+ * whose data each range holds, and scales the labels' counts to the new
+ * sampling rate; bad sizes and a failed allocation leave the old table.
+ */
+static void lt_test_resize(LT_TEST_CTX *test)
+{
+	struct lt_track *t = lt_test_track(test, LT_GIB, 0, LT_DEFAULT_MEM_CAP);
+	u64 r1 = LT_SECT(64 * LT_KIB), dead, mem;
+	struct lt_track_size sz;
+	u16 a, b;
+
+	if (!t)
+		return;
+	a = lt_label_get(t, 0xa, 1);
+	b = lt_label_get(t, 0xb, 1);
+	lt_track_write(t, r1, LT_SECT(64 * LT_KIB), a, 10);
+	lt_track_write(t, 0, LT_SECT(16 * LT_KIB), a, 10);
+	lt_track_write(t, 0, LT_SECT(16 * LT_KIB), b, 110);
+	LT_EXPECT_EQ(test, t->label[a].refs, 1);
+	LT_EXPECT_EQ(test, t->label[a].hist[7], 16 * LT_KIB);
+	dead = t->stats.dead_bytes;
+
+	LT_EXPECT_EQ(test, lt_track_size_alloc(t, &sz, 3 * 64 * LT_KIB, 0,
+					       LT_DEFAULT_MEM_CAP), -EINVAL);
+	LT_EXPECT_EQ(test, lt_track_size_alloc(t, &sz, 0,
+					       LT_MAX_SAMPLE_SHIFT + 1,
+					       LT_DEFAULT_MEM_CAP), -EINVAL);
+	LT_EXPECT_EQ(test, t->stats.range_bytes, 64 * LT_KIB);
+
+	if (!LT_EXPECT_EQ(test, lt_track_size_alloc(t, &sz, 128 * LT_KIB, 0,
+						    LT_DEFAULT_MEM_CAP), 0) ||
+	    !LT_EXPECT(test, sz.owner))
+		goto out;
+	lt_track_resize(t, &sz);
+	kvfree(sz.owner);
+	LT_EXPECT_EQ(test, t->stats.range_bytes, 128 * LT_KIB);
+	LT_EXPECT_EQ(test, t->nr_slots, LT_GIB / (128 * LT_KIB));
+	LT_EXPECT_EQ(test, t->stats.mem_bytes,
+		     LT_MAX_LABELS * sizeof(struct lt_label) +
+		     t->nr_slots * sizeof(struct lt_owner));
+	LT_EXPECT_EQ(test, t->label[a].refs, 0);
+	LT_EXPECT_EQ(test, t->label[b].refs, 0);
+	LT_EXPECT_EQ(test, t->label[a].bytes, 80 * LT_KIB);
+	LT_EXPECT_EQ(test, t->label[a].hist[7], 16 * LT_KIB);
+	LT_EXPECT_EQ(test, lt_track_check(t), 0);
+
+	/* The old data dies unseen; the new table tracks what follows. */
+	lt_track_write(t, r1, LT_SECT(64 * LT_KIB), b, 1000);
+	LT_EXPECT_EQ(test, t->stats.dead_bytes, dead);
+	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[a]), 16 * LT_KIB);
+	lt_track_write(t, r1, LT_SECT(64 * LT_KIB), a, 1100);
+	LT_EXPECT_EQ(test, t->label[b].hist[7], 64 * LT_KIB);
+	LT_EXPECT_EQ(test, lt_track_check(t), 0);
+
+	/* One range in 4: the counts are scaled to what a quarter sees. */
+	if (!LT_EXPECT_EQ(test, lt_track_size_alloc(t, &sz, 0, 2,
+						    LT_DEFAULT_MEM_CAP), 0))
+		goto out;
+	lt_track_resize(t, &sz);
+	kvfree(sz.owner);
+	LT_EXPECT_EQ(test, t->sample_shift, 2);
+	LT_EXPECT_EQ(test, t->label[b].hist[7], 16 * LT_KIB);
+	LT_EXPECT_EQ(test, t->label[a].bytes, (80 + 64) * LT_KIB / 4);
+
+	/* A cap no table fits turns tracking off, and counts all bytes. */
+	mem = t->stats.mem_bytes;
+	if (!LT_EXPECT_EQ(test, lt_track_size_alloc(t, &sz, 0, 2, 0), 0))
+		goto out;
+	LT_EXPECT(test, !sz.owner && !sz.alloc_failed);
+	lt_track_resize(t, &sz);
+	LT_EXPECT(test, sz.owner);
+	kvfree(sz.owner);
+	LT_EXPECT(test, !t->on);
+	LT_EXPECT_EQ(test, t->stats.off, 1);
+	LT_EXPECT_EQ(test, t->stats.range_bytes, 0);
+	LT_EXPECT(test, t->stats.mem_bytes < mem);
+	LT_EXPECT_EQ(test, t->label[b].hist[7], 64 * LT_KIB);
+	lt_test_untracked(test, t);
+out:
+	lt_track_exit(t);
+}
+
 /* An overwrite charges the old owner the overwritten bytes at their age. */
 static void lt_test_overwrite(LT_TEST_CTX *test)
 {
@@ -1583,6 +1666,7 @@ static const struct lt_test_case lt_test_table[] = {
 	{ "owner_size", lt_test_owner_size },
 	{ "mem_cap", lt_test_mem_cap },
 	{ "alloc_failed", lt_test_alloc_failed },
+	{ "resize", lt_test_resize },
 	{ "overwrite", lt_test_overwrite },
 	{ "discard", lt_test_discard },
 	{ "partial_overlap", lt_test_partial_overlap },

@@ -3,8 +3,8 @@
 #
 # The lifetime policy's longest time with interrupts off on a large disk
 # (TAP).  On an FDP namespace of several TiB (a sparse image file under
-# QEMU will do), with the policy's lock timed (the irqoff_timing module
-# parameter) and every range tracked (sample_shift=0, the largest owner
+# QEMU will do), with the policy's lock timed (the disk's irqoff_timing
+# debugfs file) and every range tracked (sample_shift=0, the largest owner
 # table): data is written across the disk, many periods end (a small
 # reclaim age: each sweeps a quarter of the owner table), the whole disk
 # is discarded, and the labels are read.  Fails if the lock was ever
@@ -48,17 +48,13 @@ lt=/sys/block/$disk/queue/lifetime
 dbg=/sys/kernel/debug/block/$disk/lifetime
 grep -qw lifetime $q/write_stream_policy ||
 	{ [ -n "${LIFETIME_KO:-}" ] && insmod "$LIFETIME_KO"; }
-par=/sys/module/blk_lifetime/parameters
-[ -d $par ] || par=/sys/module/lifetime/parameters
 size=$(($(cat /sys/block/$disk/size) * 512))
 diag "$disk: $((size >> 30)) GiB"
 
-old_shift=$(cat $par/sample_shift)
-echo 0 >$par/sample_shift
-echo 1 >$par/irqoff_timing
 echo none >$q/write_stream_policy
 echo lifetime >$q/write_stream_policy || { not_ok "policy selected"; exit 1; }
-echo "$old_shift" >$par/sample_shift
+echo 1 >$dbg/irqoff_timing
+echo 0 >$lt/sample_shift
 grep -E '^(ranges|range_bytes|memory_bytes)' $dbg/stats | sed 's/^/# /'
 echo $((64 * MiB)) >$lt/reclaim_age
 
@@ -94,6 +90,6 @@ if [ -n "$ns" ] && [ "$ns" -gt 0 ] && [ "$ns" -le $((max_us * 1000)) ]; then
 else
 	not_ok "interrupts off at most $max_us us at a time (${ns:-?} ns)"
 fi
-echo 0 >$par/irqoff_timing
+echo 0 >$dbg/irqoff_timing
 echo none >$q/write_stream_policy
 [ $failed = 0 ]

@@ -31,7 +31,7 @@ dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/fdp_lib.sh"
 mnt=/tmp/lifetime_test.mnt
 top=/sys/fs/cgroup/lifetime_test
-nr_tests=33
+nr_tests=35
 
 fdp_named_disk
 lt=/sys/block/$disk/queue/lifetime
@@ -113,7 +113,7 @@ apart() {	# HANDLE HANDLE
 layout() { cat $dbg/layout 2>/dev/null; }
 layout_val() { layout | awk -v k="$1" '$1 == k { print $2; exit }'; }
 
-# The policy's module parameters, for disks that select it afterwards.
+# The policy's module parameter (generations).
 param() {	# NAME
 	local m=blk_lifetime
 	[ -d /sys/module/$m ] || m=lifetime
@@ -157,22 +157,30 @@ echo 0 >$lt/replan 2>/dev/null && { diag "replan took 0"; bad=1; }
 echo maybe >$lt/auto_plan 2>/dev/null && { diag "auto_plan took 'maybe'"; bad=1; }
 echo 100 >$lt/media_bytes_written && echo 50 >$lt/media_bytes_written 2>/dev/null &&
 	{ diag "media_bytes_written went back"; bad=1; }
-# Module parameters are checked when set, and keep their value.
+# The per-disk settings are checked when set, and keep their value.
 for pv in range_size:12345 range_size:32768 range_size:134217728 range_size:x \
-	  sample_shift:7 sample_shift:-1 min_side:1001; do
+	  sample_shift:7 sample_shift:-1 min_side:1001 mem_cap:-1 mem_cap:x; do
 	p=${pv%%:*} v=${pv#*:}
-	old=$(cat "$(param $p)")
-	echo "$v" >"$(param $p)" 2>/dev/null && { diag "$p took '$v'"; bad=1; }
-	[ "$(cat "$(param $p)")" = "$old" ] ||
-		{ diag "$p changed to $(cat "$(param $p)")"; bad=1; echo "$old" >"$(param $p)"; }
-done
-for pv in range_size:65536 range_size:0 sample_shift:6 min_side:1000; do
-	p=${pv%%:*} v=${pv#*:}
-	old=$(cat "$(param $p)")
-	echo "$v" >"$(param $p)" || { diag "$p refused '$v'"; bad=1; }
-	echo "$old" >"$(param $p)"
+	old=$(cat $lt/$p)
+	echo "$v" >$lt/$p 2>/dev/null && { diag "$p took '$v'"; bad=1; }
+	[ "$(cat $lt/$p)" = "$old" ] ||
+		{ diag "$p changed to $(cat $lt/$p)"; bad=1; }
 done
 check "bad values are refused with EINVAL" [ $bad = 0 ]
+# A new owner table, at once: a range size, a sampling rate and a cap.
+mem0=$(cat $lt/memory) rs0=$(cat $lt/range_size) sh0=$(cat $lt/sample_shift)
+rs_ok=1
+echo $((2 * rs0)) >$lt/range_size && echo 5 >$lt/sample_shift &&
+	echo 1000 >$lt/min_side || rs_ok=0
+mem1=$(cat $lt/memory)
+diag "range_size $rs0 -> $(cat $lt/range_size), sample_shift $sh0 -> $(cat $lt/sample_shift)," \
+	"memory $mem0 -> $mem1, min_side $(cat $lt/min_side)"
+[ "$(cat $lt/range_size)" = $((2 * rs0)) ] && [ "$(cat $lt/sample_shift)" = 5 ] &&
+	[ "$(cat $lt/min_side)" = 1000 ] && [ "$mem1" -lt "$mem0" ] || rs_ok=0
+echo 0 >$lt/range_size && echo "$sh0" >$lt/sample_shift && echo 0 >$lt/min_side &&
+	[ "$(cat $lt/range_size)" = "$rs0" ] && [ "$(cat $lt/memory)" = "$mem0" ] &&
+	[ "$(cat $lt/min_side)" = 50 ] || rs_ok=0
+check "range_size, sample_shift and min_side take effect at once, per disk" [ $rs_ok = 1 ]
 check "debugfs shows layout, labels and stats" \
 	sh -c "[ -r $dbg/layout ] && [ -r $dbg/labels ] && grep -q '^tracking on' $dbg/stats"
 
@@ -186,15 +194,21 @@ grep -E 'app.log|table.db' $dbg/labels | sed 's/^/# /'
 check "a tenant's log and data land on different handles" apart $log_h $data_h
 check "the tenant's layout has two classes" \
 	sh -c "[ \$(grep -c '^stream .* tenant' $dbg/layout) -ge 2 ]"
+nstreams=$(grep -c '^stream ' $dbg/layout)
+diag "queue/lifetime: plans $(cat $lt/plans), layout_streams $(cat $lt/layout_streams)," \
+	"layout_tenants $(cat $lt/layout_tenants), tenant_slots $(cat $lt/tenant_slots)," \
+	"tenant_overflow $(cat $lt/tenant_overflow)"
+check "queue/lifetime sums up the layout in force as debugfs shows it" \
+	sh -c "[ \$(cat $lt/plans) -ge 1 ] && [ \$(cat $lt/layout_streams) = $nstreams ] &&
+	       [ \$(cat $lt/layout_tenants) -ge 1 ] && [ \$(cat $lt/tenant_slots) -ge 1 ] &&
+	       [ \$(cat $lt/tenant_overflow) = 0 ] && [ $nstreams -ge 2 ]"
 umount $mnt
 
 # --- direct writes are classed by their file, as buffered ones are -------
 # Every range tracked, so that the label's bytes are all the file's.
 setup_fs || bail "cannot make ext4 on $disk"
-old_shift=$(cat "$(param sample_shift)")
-echo 0 >"$(param sample_shift)"
 start_policy $((8 * MiB))
-echo "$old_shift" >"$(param sample_shift)"
+echo 0 >$lt/sample_shift
 in_cg t2 true
 cg2=$(stat -c %i $top/t2)
 in_cg t2 append $MiB $mnt/file.bin
@@ -422,15 +436,10 @@ umount $mnt
 # For the tests on the raw disk: dd under the names hotw and coldw in BIN,
 # and the policy started with every range of the disk tracked.
 raw_start() {	# BIN
-	local old_shift
-
 	mkdir -p $1
 	ln -sf "$(command -v dd)" $1/hotw
 	ln -sf "$(command -v dd)" $1/coldw
-	old_shift=$(cat "$(param sample_shift)")
-	echo 0 >"$(param sample_shift)"
-	start_policy $((8 * MiB))
-	echo "$old_shift" >"$(param sample_shift)"
+	start_policy $((8 * MiB)) && echo 0 >$lt/sample_shift
 }
 
 # --- a cgroup's budget: the policy plans within it -----------------------
@@ -683,10 +692,9 @@ umount $mnt
 
 # --- no memory for the owner table: no placement, counted ----------------
 echo none >$q/write_stream_policy
-cap=$(param mem_cap)
-old_cap=$(cat $cap)
-echo 4 >$cap
 echo lifetime >$q/write_stream_policy
+cap=$lt/mem_cap
+echo 4 >$cap
 in_cg t1 "$tool" write --offset 0 --size $MiB >/dev/null
 h=$("$tool" watch -- "$tool" write --offset $MiB --size $((2 * MiB)) | main_handle)
 diag "mem_cap $(cat $cap), writes on handle $h"
@@ -694,15 +702,13 @@ sed 's/^/# /' $dbg/stats
 check "an owner table over the memory cap means no placement, and is counted" \
 	sh -c "grep -q '^tracking off' $dbg/stats &&
 	       grep -q '^tracking_off 1' $dbg/stats && [ '$h' = 0 ]"
-echo "$old_cap" >$cap
 echo none >$q/write_stream_policy
 
 # --- one range in 8 tracked: writes that miss them are only counted ------
 # 16 MiB of 4 KiB direct writes in order: about 7/8 of them touch no
 # tracked range and are only counted, yet the clock sees every page.
-old_shift=$(cat "$(param sample_shift)")
-echo 3 >"$(param sample_shift)"
 echo lifetime >$q/write_stream_policy
+echo 3 >$lt/sample_shift
 in_cg t1 dd if=/dev/zero of=/dev/$disk bs=4k count=4096 oflag=direct status=none
 read -r hb sb < <(awk '$1 == "host_bytes" { h = $2 } $1 == "skipped_bytes" { s = $2 }
 	END { print h + 0, s + 0 }' $dbg/stats)
@@ -713,7 +719,6 @@ check "with one range in 8 tracked, the rest is only counted and the clock sees 
 	sh -c "[ \$(cat $lt/sample_shift) = 3 ] && [ $((hb + sb)) = $((16 * MiB)) ] &&
 	       [ $sb -ge $((16 * MiB * 3 / 4)) ] && [ $sb -le $((16 * MiB * 15 / 16)) ] &&
 	       [ '$clk' = $((16 * MiB)) ]"
-echo "$old_shift" >"$(param sample_shift)"
 echo none >$q/write_stream_policy
 
 # --- partitions: a partition's writes are tracked where they land --------
@@ -725,8 +730,8 @@ part=$((16 * MiB / 512))
 case $disk in *[0-9]) sep=p ;; *) sep= ;; esac	# nvme0n1p1, sda1
 p1=/dev/$disk${sep}1
 p2=/dev/$disk${sep}2
-echo 0 >"$(param sample_shift)"
 echo lifetime >$q/write_stream_policy
+echo 0 >$lt/sample_shift
 dead() { awk '$1 == "dead_bytes" { print $2 }' $dbg/stats; }
 if addpart /dev/$disk 1 0 $part && addpart /dev/$disk 2 $part $part &&
    [ -b $p1 ] && [ -b $p2 ]; then
@@ -745,7 +750,6 @@ else
 fi
 delpart /dev/$disk 2 2>/dev/null
 delpart /dev/$disk 1 2>/dev/null
-echo "$old_shift" >"$(param sample_shift)"
 echo none >$q/write_stream_policy
 
 # --- cgroup churn: tenant slots come back ---------------------------------
