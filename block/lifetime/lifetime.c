@@ -256,6 +256,8 @@ struct lt_tenant_index {
  * @tenant_overflow: cgroups that found no free slot and took
  *	%LT_TENANT_SHARE
  * @sharing_noted: the kernel log was told that cgroups share a slot
+ * @share_unindexed: a cgroup on %LT_TENANT_SHARE found the tenant index
+ *	full: the index does not name every cgroup on the slot
  * @tags: numbers handed out by lt_new_tag()
  * @bare_tag: lt_memo_tag() of a write with no hint while no layout is
  *	installed
@@ -282,11 +284,13 @@ struct lt_tenant_index {
  * @budget: each tenant slot's io.stream budget on the disk, as the last
  *	check read it (lt_read_budgets())
  * @budget_planned: the budgets the installed layout was planned with
+ * @share_ids: lt_share_budget()'s copy of the shared slot's cgroups
  * @range_size: owner table range size asked for in bytes, 0 for the
- *	default (queue/lifetime/range_size)
+ *	default (queue/lifetime/range_size); written under @plan_mutex
  * @min_side: smallest side of a boundary, per mille of the tenant's
- *	bytes, 0 for %LT_MIN_SIDE_PM
- * @mem_cap: most bytes the owner table may take
+ *	bytes
+ * @mem_cap: most bytes the owner table may take; written under
+ *	@plan_mutex
  * @reclaim_age: reclaim age in pages of host writes, as last computed
  * @age_source: where it came from: "capacity", "media" or "operator"
  * @age_override: operator's reclaim age in pages, 0 for none
@@ -330,6 +334,7 @@ struct lt_disk {
 	unsigned int nr_tenants;
 	bool tenants_full;
 	bool sharing_noted;
+	bool share_unindexed;
 	u64 tenants_removed;
 	u64 tenants_idle;
 	u64 tenant_overflow;
@@ -355,6 +360,7 @@ struct lt_disk {
 	struct lt_installed *next;
 	struct lt_budget budget[LT_MAX_TENANTS];
 	struct lt_budget budget_planned[LT_MAX_TENANTS];
+	u64 share_ids[LT_TENANT_ENTRIES];
 
 	u32 range_size;
 	u32 min_side;
@@ -823,6 +829,8 @@ static noinline u16 lt_tenant_add(struct lt_disk *ld, struct cgroup *cg,
 	/* Uncounted and looked up again if the index is full. */
 	if (lt_tenant_insert(ti, cgid, slot))
 		ld->tenant_sharers[slot]++;
+	else
+		ld->share_unindexed = true;
 	if (!ld->tenants_full) {
 		ld->tenants_full = true;
 		queue_work(system_dfl_wq, &ld->work);
@@ -1065,8 +1073,8 @@ static void lt_replay_now(struct lt_disk *ld)
 static bool lt_log_add(struct lt_disk *ld, struct lt_log *log,
 		       unsigned int cpu, const struct lt_rec *rec, u64 pages)
 {
-	const struct lt_track *t = &ld->track;
-	unsigned int i = log->cur;
+	u32 g = READ_ONCE(ld->track.geom);
+	unsigned int i = log->cur, shift = lt_geom_range(g);
 
 	lockdep_assert_held(&log->lock);
 	if (!log->len[i]) {
@@ -1075,11 +1083,11 @@ static bool lt_log_add(struct lt_disk *ld, struct lt_log *log,
 	}
 	log->rec[i][log->len[i]++] = *rec;
 	log->pages[i] += pages;
-	if (t->on && rec->nr_sectors)
+	if (lt_geom_on(g) && rec->nr_sectors)
 		log->ranges[i] += ((((rec->sector + rec->nr_sectors - 1) <<
-				     LT_SECTOR_SHIFT) >> t->range_shift) -
+				     LT_SECTOR_SHIFT) >> shift) -
 				   ((rec->sector << LT_SECTOR_SHIFT) >>
-				    t->range_shift)) + 1;
+				    shift)) + 1;
 	return log->len[i] == LT_LOG_LEN ||
 	       log->pages[i] >= READ_ONCE(ld->log_pages) ||
 	       log->ranges[i] >= LT_CHUNK_RANGES;
@@ -1604,22 +1612,80 @@ static unsigned int lt_free_streams(struct lt_disk *ld, u8 *streams)
 	return n;
 }
 
+static bool lt_cgroup_gone(u64 cgid);
+
+/*
+ * The budget of the slot that cgroups share when every slot is taken,
+ * from its members' budgets: the cgroups the tenant index maps to it,
+ * those removed left out.  If one of them has no budget, or some are not
+ * in the index (it was full), the slot has none and is planned on the
+ * free streams, which io.stream leaves the unconfined members and folds
+ * the others' writes off.  If all have budgets, the slot has the streams
+ * they have in common.  If those are fewer than two, no budget can take
+ * all their writes: @apart is set, and the slot is not planned.
+ */
+static void lt_share_budget(struct lt_disk *ld, struct lt_budget *b,
+			    bool *apart)
+{
+	DECLARE_BITMAP(common, LT_MAX_STREAMS + 1);
+	DECLARE_BITMAP(map, LT_MAX_STREAMS + 1);
+	u64 *ids = ld->share_ids;
+	struct lt_tenant_index *ti;
+	unsigned int h, k, n = 0, s;
+	bool partial, any = false;
+
+	lt_lock(ld);
+	ti = rcu_dereference_protected(ld->tindex, lockdep_is_held(&ld->lock));
+	for (h = 0; h < LT_TENANT_HASH; h++)
+		if (ti->key[h] && ti->slot[h] == LT_TENANT_SHARE)
+			ids[n++] = ti->key[h] - 1;
+	partial = ld->share_unindexed;
+	lt_unlock(ld);
+
+	b->nr = 0;
+	*apart = false;
+	if (partial)
+		return;
+	for (k = 0; k < n; k++) {
+		if (lt_cgroup_gone(ids[k]))
+			continue;
+		if (!blkcg_iostream_budget(ld->disk, ids[k], map,
+					   LT_MAX_STREAMS + 1))
+			return;
+		if (any)
+			bitmap_and(common, common, map, LT_MAX_STREAMS + 1);
+		else
+			bitmap_copy(common, map, LT_MAX_STREAMS + 1);
+		any = true;
+	}
+	if (!any)
+		return;
+	if (bitmap_weight(common, LT_MAX_STREAMS + 1) < 2) {
+		*apart = true;
+		return;
+	}
+	for_each_set_bit(s, common, LT_MAX_STREAMS + 1)
+		b->streams[b->nr++] = s;
+}
+
 /*
  * Read each tenant's io.stream budget on the disk into @ld->budget, its
  * streams in ascending order, so that a tenant's longest-lived class goes
  * on the budget's first stream, where io.stream sends the tenant's writes
  * that the policy leaves unplaced.  The slot that cgroups share when
- * every slot is taken has no budget: its cgroups' budgets may differ.
+ * every slot is taken has its members' budget (lt_share_budget()).
  * From the worker, under plan_mutex; may sleep.
  *
- * Return: the tenants that have a budget.
+ * Return: the tenants that have a budget; @apart: the shared slot, if its
+ * members' budgets differ and it must not be planned.
  */
-static u64 lt_read_budgets(struct lt_disk *ld)
+static u64 lt_read_budgets(struct lt_disk *ld, u64 *apart)
 {
 	DECLARE_BITMAP(map, LT_MAX_STREAMS + 1);
-	u64 ids[LT_MAX_TENANTS], used, set = 0;
+	u64 ids[LT_MAX_TENANTS], used, shared = 0, set = 0;
 	struct lt_budget *b;
 	unsigned int t, s;
+	bool split;
 
 	lockdep_assert_held(&ld->plan_mutex);
 	lt_lock(ld);
@@ -1627,13 +1693,23 @@ static u64 lt_read_budgets(struct lt_disk *ld)
 	used = ld->tenant_used;
 	for (t = 0; t < LT_MAX_TENANTS; t++)
 		if (ld->tenant_sharers[t] > 1)
-			used &= ~BIT_ULL(t);
+			shared |= BIT_ULL(t);
 	lt_unlock(ld);
+	*apart = 0;
 	for (t = 0; t < LT_MAX_TENANTS; t++) {
 		b = &ld->budget[t];
 		b->nr = 0;
-		if (!(used & BIT_ULL(t)) ||
-		    !blkcg_iostream_budget(ld->disk, ids[t], map,
+		if (!(used & BIT_ULL(t)))
+			continue;
+		if (shared & BIT_ULL(t)) {
+			lt_share_budget(ld, b, &split);
+			if (split)
+				*apart |= BIT_ULL(t);
+			if (b->nr)
+				set |= BIT_ULL(t);
+			continue;
+		}
+		if (!blkcg_iostream_budget(ld->disk, ids[t], map,
 					   LT_MAX_STREAMS + 1))
 			continue;
 		for_each_set_bit(s, map, LT_MAX_STREAMS + 1)
@@ -1824,6 +1900,7 @@ static void lt_tenants_recycle(struct lt_disk *ld, struct lt_installed *cur)
 			if (ld->tenant_used & BIT_ULL(s))
 				lt_tenant_insert(ti, ld->tenant_id[s], s);
 		ld->nr_tenants = fls64(ld->tenant_used);
+		ld->share_unindexed = false;
 		old = rcu_replace_pointer(ld->tindex, ti,
 					  lockdep_is_held(&ld->lock));
 		ti = NULL;
@@ -1866,7 +1943,7 @@ static void lt_install(struct lt_disk *ld, const char *reason)
 	ld->next = NULL;
 	if (old)
 		kvfree_rcu(old, rcu);
-	ld->plans++;
+	WRITE_ONCE(ld->plans, ld->plans + 1);
 	ld->last_plan = jiffies;
 	ld->last_plan_now = READ_ONCE(ld->now);
 	ld->last_plan_period = ld->periods;
@@ -1991,7 +2068,7 @@ static void lt_plan_work(struct lt_disk *ld)
 	const char *reason = NULL;
 	u8 streams[LT_MAX_STREAMS];
 	bool replan, auto_plan;
-	u64 active, informed, periods, now, sweep, budgeted;
+	u64 active, informed, periods, now, sweep, budgeted, apart;
 	int nr_free = -1;
 
 	mutex_lock(&ld->plan_mutex);
@@ -2029,8 +2106,27 @@ static void lt_plan_work(struct lt_disk *ld)
 	 */
 	if (!active)
 		goto out;
+	budgeted = lt_read_budgets(ld, &apart) & active;
+	/*
+	 * The shared slot's cgroups are confined apart: it is not planned,
+	 * and a layout that gave it streams is replaced, by an empty one if
+	 * it was the only tenant (a plan for no tenant would plan them all).
+	 */
+	active &= ~apart;
+	if (!active) {
+		if (cur && (cur->tenants & apart) && (replan || auto_plan)) {
+			memset(&ld->next->layout, 0, sizeof(ld->next->layout));
+			ld->next->layout.reclaim_age = ld->reclaim_age;
+			ld->next->tenants = 0;
+			ld->next->informed = 0;
+			lt_index(ld->next, ld->snap);
+			memcpy(ld->budget_planned, ld->budget,
+			       sizeof(ld->budget));
+			lt_install(ld, "budget");
+		}
+		goto out;
+	}
 	informed = lt_informed(ld->snap, LT_MAX_LABELS, active);
-	budgeted = lt_read_budgets(ld) & active;
 	if (replan) {
 		reason = "operator";
 	} else if (auto_plan) {
@@ -2221,35 +2317,71 @@ static ssize_t auto_plan_store(struct lt_disk *ld, const char *page,
 /*
  * Size the owner table anew, at once: what the policy learned of lifetimes
  * stays, where each label's data lies is forgotten (lt_track_resize()).
- * plan_mutex keeps two writers from crossing; the table is allocated
- * before the disk's lock is taken and the old one freed after.
+ * Sizes that give the table in use change nothing.  Under plan_mutex,
+ * which keeps two writers, and the worker's sweep, from crossing.  The
+ * table is allocated before the disk's lock is taken and the old one
+ * counted and freed after; in NOIO scope, as del_gendisk() waits for a
+ * store in progress inside the disk's freeze (see lt_workfn()).
  */
 static int lt_resize(struct lt_disk *ld, u32 range_size,
 		     unsigned int sample_shift, u64 mem_cap)
 {
-	struct lt_track_size sz;
-	int ret;
+	struct lt_track *t = &ld->track;
+	struct lt_track_size *sz;
+	unsigned int noio;
+	int shift, ret;
+	u64 now, age;
 
-	ret = lt_track_size_alloc(&ld->track, &sz, range_size, sample_shift,
-				  mem_cap);
-	if (ret)
+	lockdep_assert_held(&ld->plan_mutex);
+	shift = lt_track_range_shift(t->capacity >> LT_SECTOR_SHIFT,
+				     range_size, sample_shift, mem_cap);
+	if (shift == -EINVAL)
+		return -EINVAL;
+	if (sample_shift == t->sample_shift &&
+	    (shift < 0 ? !t->on : t->on && shift == t->range_shift)) {
+		WRITE_ONCE(ld->range_size, range_size);
+		WRITE_ONCE(ld->mem_cap, mem_cap);
+		return 0;
+	}
+	noio = memalloc_noio_save();
+	sz = kzalloc_obj(*sz, GFP_KERNEL);
+	ret = sz ? lt_track_size_alloc(t, sz, range_size, sample_shift,
+				       mem_cap) : -ENOMEM;
+	if (!ret && !sz->alloc_failed)
+		sz->stranded = kzalloc_obj(*sz->stranded, GFP_KERNEL);
+	memalloc_noio_restore(noio);
+	if (!ret && (sz->alloc_failed || !sz->stranded))
+		ret = -ENOMEM;
+	if (ret) {
+		lt_lock(ld);
+		t->stats.alloc_failed += ret == -ENOMEM;
+		lt_unlock(ld);
+		if (sz)
+			kvfree(sz->owner);
+		kfree(sz);
 		return ret;
-	if (sz.alloc_failed)
-		return -ENOMEM;
+	}
 	lt_lock(ld);
 	lt_replay(ld, true);
-	lt_track_resize(&ld->track, &sz);
+	lt_track_resize(t, sz);
+	now = ld->now;
+	age = ld->reclaim_age;
 	WRITE_ONCE(ld->range_size, range_size);
 	WRITE_ONCE(ld->mem_cap, mem_cap);
 	lt_unlock(ld);
-	kvfree(sz.owner);
+	lt_track_count_stranded(sz, now, age, t->time_shift);
+	lt_lock(ld);
+	lt_track_unstrand(t, sz);
+	lt_unlock(ld);
+	kvfree(sz->owner);
+	kfree(sz->stranded);
+	kfree(sz);
 	return 0;
 }
 
 static ssize_t range_size_show(struct lt_disk *ld, char *page)
 {
-	return sysfs_emit(page, "%llu\n",
-			  READ_ONCE(ld->track.stats.range_bytes));
+	return sysfs_emit(page, "%u\n", READ_ONCE(ld->range_size));
 }
 
 static ssize_t range_size_store(struct lt_disk *ld, const char *page,
@@ -2258,7 +2390,10 @@ static ssize_t range_size_store(struct lt_disk *ld, const char *page,
 	u32 v;
 	int ret;
 
-	if (kstrtou32(page, 0, &v) || !lt_range_size_ok(v))
+	ret = kstrtou32(page, 0, &v);
+	if (ret)
+		return ret;
+	if (!lt_range_size_ok(v))
 		return -EINVAL;
 	mutex_lock(&ld->plan_mutex);
 	ret = lt_resize(ld, v, ld->track.sample_shift, ld->mem_cap);
@@ -2266,9 +2401,21 @@ static ssize_t range_size_store(struct lt_disk *ld, const char *page,
 	return ret ?: count;
 }
 
+/*
+ * Written under the disk's lock by a resize; a read racing one gives the
+ * old value or the new, either of them true a moment ago.
+ */
+static ssize_t range_bytes_show(struct lt_disk *ld, char *page)
+{
+	u64 v = data_race(ld->track.stats.range_bytes);	/* see above */
+
+	return sysfs_emit(page, "%llu\n", v);
+}
+
 static ssize_t sample_shift_show(struct lt_disk *ld, char *page)
 {
-	return sysfs_emit(page, "%u\n", READ_ONCE(ld->track.sample_shift));
+	/* One value, of the old table or the new. */
+	return sysfs_emit(page, "%u\n", data_race(ld->track.sample_shift));
 }
 
 static ssize_t sample_shift_store(struct lt_disk *ld, const char *page,
@@ -2277,7 +2424,10 @@ static ssize_t sample_shift_store(struct lt_disk *ld, const char *page,
 	unsigned int v;
 	int ret;
 
-	if (kstrtouint(page, 0, &v) || v > LT_MAX_SAMPLE_SHIFT)
+	ret = kstrtouint(page, 0, &v);
+	if (ret)
+		return ret;
+	if (v > LT_MAX_SAMPLE_SHIFT)
 		return -EINVAL;
 	mutex_lock(&ld->plan_mutex);
 	ret = lt_resize(ld, ld->range_size, v, ld->mem_cap);
@@ -2290,15 +2440,16 @@ static ssize_t mem_cap_show(struct lt_disk *ld, char *page)
 	return sysfs_emit(page, "%llu\n", READ_ONCE(ld->mem_cap));
 }
 
-/* A cap no owner table fits turns tracking off: the stats say so. */
+/* A cap no owner table fits turns tracking off: range_bytes reads 0. */
 static ssize_t mem_cap_store(struct lt_disk *ld, const char *page,
 			     size_t count)
 {
 	u64 v;
 	int ret;
 
-	if (kstrtou64(page, 0, &v))
-		return -EINVAL;
+	ret = kstrtou64(page, 0, &v);
+	if (ret)
+		return ret;
 	mutex_lock(&ld->plan_mutex);
 	ret = lt_resize(ld, ld->range_size, ld->track.sample_shift, v);
 	mutex_unlock(&ld->plan_mutex);
@@ -2315,8 +2466,12 @@ static ssize_t min_side_store(struct lt_disk *ld, const char *page,
 			      size_t count)
 {
 	unsigned int v;
+	int ret;
 
-	if (kstrtouint(page, 0, &v) || v > 1000)
+	ret = kstrtouint(page, 0, &v);
+	if (ret)
+		return ret;
+	if (v > 1000)
 		return -EINVAL;
 	WRITE_ONCE(ld->min_side, v ?: LT_MIN_SIDE_PM);
 	return count;
@@ -2385,6 +2540,7 @@ LT_ATTR_RW(media_bytes_written);
 LT_ATTR_WO(replan);
 LT_ATTR_RW(auto_plan);
 LT_ATTR_RW(range_size);
+LT_ATTR_RO(range_bytes);
 LT_ATTR_RW(sample_shift);
 LT_ATTR_RW(mem_cap);
 LT_ATTR_RW(min_side);
@@ -2402,6 +2558,7 @@ static struct attribute *lt_attrs[] = {
 	&lt_attr_replan.attr,
 	&lt_attr_auto_plan.attr,
 	&lt_attr_range_size.attr,
+	&lt_attr_range_bytes.attr,
 	&lt_attr_sample_shift.attr,
 	&lt_attr_mem_cap.attr,
 	&lt_attr_min_side.attr,
@@ -2637,7 +2794,7 @@ static ssize_t lt_timing_read(struct file *file, char __user *buf,
 			      size_t count, loff_t *ppos)
 {
 	struct lt_disk *ld = file_inode(file)->i_private;
-	char v[3] = { READ_ONCE(ld->timing) ? '1' : '0', '\n' };
+	char v[2] = { READ_ONCE(ld->timing) ? '1' : '0', '\n' };
 
 	return simple_read_from_buffer(buf, count, ppos, v, 2);
 }

@@ -208,12 +208,11 @@ struct lt_track_stats {
  * @time_shift: log2 of the owner table's time unit in pages
  * @sample_shift: one range in each block of 2^@sample_shift is tracked
  *	(see lt_range_slot()); 0 tracks them all
- * @pick_shift: 64 - @sample_shift, for lt_range_picked()
- * @sample_mask: 2^@sample_shift - 1, for lt_range_picked()
- * @sampled_shift: log2 of the range size in sectors while ranges are
- *	sampled (@on and @sample_shift not 0), else 0: lt_track_sampled()'s
- *	inline path in one field
  * @on: the owner table exists and deaths are tracked
+ * @geom: @on, @range_shift and @sample_shift in one word (lt_geom()),
+ *	for the readers without the caller's lock: lt_track_resize()
+ *	changes them, and one READ_ONCE() gives a set that belongs together
+ * @last_sector: the disk's last sector
  * @nr_free: free label slots on @free
  * @free: stack of free label slots
  * @hash: open-addressed index of (key, tenant) to label slot, 0 = empty
@@ -230,11 +229,10 @@ struct lt_track {
 	u8 sub_shift;
 	u8 time_shift;
 	u8 sample_shift;
-	u8 pick_shift;
-	u8 sampled_shift;
 	bool on;
 	u16 nr_free;
-	u32 sample_mask;
+	u32 geom;
+	u64 last_sector;
 	u16 free[LT_MAX_LABELS];
 	u16 hash[LT_HASH_SIZE];
 	struct lt_track_stats stats;
@@ -242,11 +240,18 @@ struct lt_track {
 
 /**
  * struct lt_track_size - the sizes of an owner table, and the table
- * @owner: the table; NULL when tracking is off
+ * @owner: the table; NULL when tracking is off.  After lt_track_resize(),
+ *	the old table
  * @nr_slots: entries in @owner
  * @range_shift: log2 of the range size in bytes, when @owner is set
  * @sample_shift: one range in 2^@sample_shift is tracked
  * @alloc_failed: tracking is off because @owner could not be allocated
+ * @sub_shift: after lt_track_resize(), the old table's sub-block shift
+ * @was: after lt_track_resize(), the old sampling shift of label counts
+ *	(0 while tracking was off: every byte counted)
+ * @will: the new one
+ * @stranded: where lt_track_resize() notes the labels, for
+ *	lt_track_count_stranded(); the caller's, or NULL
  */
 struct lt_track_size {
 	struct lt_owner *owner;
@@ -254,6 +259,24 @@ struct lt_track_size {
 	u8 range_shift;
 	u8 sample_shift;
 	bool alloc_failed;
+	u8 sub_shift;
+	u8 was;
+	u8 will;
+	struct lt_stranded *stranded;
+};
+
+/**
+ * struct lt_stranded - the live data an old owner table leaves behind
+ * @key: each label's key at lt_track_resize(), 0 for none
+ * @tenant: and its tenant
+ * @live: lt_track_count_stranded(): each label's live bytes in the old
+ *	table younger than the reclaim age, whose deaths the new one cannot
+ *	see
+ */
+struct lt_stranded {
+	u64 key[LT_MAX_LABELS];
+	u16 tenant[LT_MAX_LABELS];
+	u64 live[LT_MAX_LABELS];
 };
 
 /**
@@ -461,6 +484,9 @@ int lt_track_init(struct lt_track *t, u64 nr_sectors, u32 range_size,
 int lt_track_size_alloc(const struct lt_track *t, struct lt_track_size *sz,
 			u32 range_size, unsigned int sample_shift, u64 mem_cap);
 void lt_track_resize(struct lt_track *t, struct lt_track_size *sz);
+void lt_track_count_stranded(struct lt_track_size *sz, u64 now, u64 horizon,
+			     unsigned int time_shift);
+void lt_track_unstrand(struct lt_track *t, const struct lt_track_size *sz);
 void lt_track_exit(struct lt_track *t);
 bool lt_track_sampled_slow(const struct lt_track *t, u64 sector,
 			   u32 nr_sectors);
@@ -490,30 +516,71 @@ static inline bool lt_range_size_ok(u32 range_size)
 }
 
 /*
- * Whether range @r is the one its block of 2^sample_shift ranges
- * tracks: the one at the offset the block's index hashes to, by
- * hash_64()'s multiplicative hash, with its shifts and mask set once.
- * Only while sampling (sample_shift not 0).
+ * The tracker's geometry in one word: the range size in sectors while
+ * ranges are sampled (tracking on and sample_shift not 0, else 0: the
+ * inline path of lt_track_sampled() in one field), sample_shift,
+ * range_shift (always a valid range size, also while tracking is off)
+ * and whether tracking is on.
  */
-static inline bool lt_range_picked(const struct lt_track *t, u64 r)
+static inline u32 lt_geom(bool on, unsigned int range_shift,
+			  unsigned int sample_shift)
 {
-	u64 h = (r >> t->sample_shift) * GOLDEN_RATIO_64;
+	return (on && sample_shift ? range_shift - LT_SECTOR_SHIFT : 0) |
+	       sample_shift << 8 | range_shift << 16 | (u32)on << 24;
+}
 
-	return (r & t->sample_mask) == h >> t->pick_shift;
+static inline unsigned int lt_geom_sampled(u32 g)
+{
+	return g & 0xff;
+}
+
+static inline unsigned int lt_geom_sample(u32 g)
+{
+	return (g >> 8) & 0xff;
+}
+
+static inline unsigned int lt_geom_range(u32 g)
+{
+	return (g >> 16) & 0xff;
+}
+
+static inline bool lt_geom_on(u32 g)
+{
+	return g >> 24;
 }
 
 /*
- * The owner table entry of range @r, or -1 if @r is not tracked: its
- * block of 2^sample_shift ranges tracks one range (lt_range_picked()),
- * in the block's entry.
+ * Whether range @r is the one its block of 2^sample_shift ranges
+ * tracks: the one at the offset the block's index hashes to, by
+ * hash_64()'s multiplicative hash.  Only while sampling (@g's
+ * sample_shift not 0).
  */
+static inline bool lt_range_picked(u32 g, u64 r)
+{
+	unsigned int s = lt_geom_sample(g);
+	u64 h = (r >> s) * GOLDEN_RATIO_64;
+
+	return (r & ((1ULL << s) - 1)) == h >> (64 - s);
+}
+
+/*
+ * The owner table entry of range @r under geometry @g, or -1 if @r is not
+ * tracked: its block of 2^sample_shift ranges tracks one range
+ * (lt_range_picked()), in the block's entry.
+ */
+static inline s64 lt_geom_slot(u32 g, u64 r)
+{
+	if (!lt_geom_sample(g))
+		return r;
+	if (!lt_range_picked(g, r))
+		return -1;
+	return r >> lt_geom_sample(g);
+}
+
+/* lt_geom_slot() under the caller's lock. */
 static inline s64 lt_range_slot(const struct lt_track *t, u64 r)
 {
-	if (!t->sample_shift)
-		return r;
-	if (!lt_range_picked(t, r))
-		return -1;
-	return r >> t->sample_shift;
+	return lt_geom_slot(t->geom, r);
 }
 
 /*
@@ -526,7 +593,8 @@ static inline s64 lt_range_slot(const struct lt_track *t, u64 r)
 static inline int lt_track_sampled_fast(const struct lt_track *t, u64 sector,
 					u32 nr_sectors)
 {
-	unsigned int shift = t->sampled_shift;
+	u32 g = READ_ONCE(t->geom);
+	unsigned int shift = lt_geom_sampled(g);
 	u64 r;
 
 	if (unlikely(!shift || !nr_sectors))
@@ -534,9 +602,9 @@ static inline int lt_track_sampled_fast(const struct lt_track *t, u64 sector,
 	r = sector >> shift;
 	/* In one range, which may be the last, partial one: tracked or not. */
 	if (unlikely((sector + nr_sectors - 1) >> shift != r ||
-		     r >= t->nr_ranges))
+		     r > t->last_sector >> shift))
 		return -1;
-	return lt_range_picked(t, r);
+	return lt_range_picked(g, r);
 }
 
 /**
@@ -545,9 +613,10 @@ static inline int lt_track_sampled_fast(const struct lt_track *t, u64 sector,
  * @sector: first sector
  * @nr_sectors: length in sectors
  *
- * Reads only what lt_track_init() set, so it may run without the
- * caller's lock.  When tracking is off every write counts as sampled,
- * since labels still count written bytes.  Inline, as every write asks.
+ * Reads the geometry in one word and what lt_track_init() set, so it may
+ * run without the caller's lock.  When tracking is off every write counts
+ * as sampled, since labels still count written bytes.  Inline, as every
+ * write asks.
  *
  * Return: true if lt_track_write() or lt_track_discard() of the same
  * sectors would change the owner table or the labels, and for a write
@@ -585,11 +654,13 @@ static inline bool lt_track_sampled(const struct lt_track *t, u64 sector,
 static inline u32 lt_track_chunk(const struct lt_track *t, u64 sector,
 				 u32 nr_sectors)
 {
-	unsigned int shift = t->range_shift - LT_SECTOR_SHIFT;
+	u32 g = READ_ONCE(t->geom);
+	unsigned int shift;
 	u64 end;
 
-	if (!t->on)
+	if (!lt_geom_on(g))
 		return nr_sectors;
+	shift = lt_geom_range(g) - LT_SECTOR_SHIFT;
 	end = ((sector >> shift) + LT_CHUNK_RANGES) << shift;
 	return min(end - sector, (u64)nr_sectors);
 }

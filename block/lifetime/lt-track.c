@@ -262,8 +262,8 @@ int lt_track_size_alloc(const struct lt_track *t, struct lt_track_size *sz,
 }
 
 /*
- * Put @sz's sizes and table in force.  The fields lt_track_sampled()
- * reads without the caller's lock are written once each.
+ * Put @sz's sizes and table in force.  Readers without the caller's lock
+ * read only the geometry word, written last and once.
  */
 static void lt_track_size_set(struct lt_track *t, struct lt_track_size *sz)
 {
@@ -280,14 +280,16 @@ static void lt_track_size_set(struct lt_track *t, struct lt_track_size *sz)
 		t->stats.off++;
 		t->stats.alloc_failed += sz->alloc_failed;
 	}
-	WRITE_ONCE(t->on, on);
-	WRITE_ONCE(t->sampled_shift, on && s ? sz->range_shift - LT_SECTOR_SHIFT : 0);
-	WRITE_ONCE(t->sample_shift, s);
-	WRITE_ONCE(t->pick_shift, 64 - s);
-	WRITE_ONCE(t->sample_mask, (1U << s) - 1);
-	WRITE_ONCE(t->range_shift, on ? sz->range_shift : 0);
-	WRITE_ONCE(t->nr_ranges, on ? lt_track_slots(t->capacity, sz->range_shift, 0) : 0);
-	t->sub_shift = on ? sz->range_shift - LT_SUB_BITS : 0;
+	t->on = on;
+	t->sample_shift = s;
+	/* Off, the last size stays: lockless readers never see a bad one. */
+	if (on)
+		t->range_shift = sz->range_shift;
+	else if (!t->range_shift)
+		t->range_shift = LT_MIN_RANGE_SHIFT;
+	t->nr_ranges = on ? lt_track_slots(t->capacity, t->range_shift, 0) : 0;
+	t->sub_shift = t->range_shift - LT_SUB_BITS;
+	WRITE_ONCE(t->geom, lt_geom(on, t->range_shift, s));
 	sz->owner = NULL;
 }
 
@@ -337,6 +339,7 @@ int lt_track_init(struct lt_track *t, u64 nr_sectors, u32 range_size,
 		t->free[i] = LT_MAX_LABELS - 1 - i;
 	t->nr_free = LT_MAX_LABELS - 1;
 
+	t->last_sector = nr_sectors - 1;
 	t->time_shift = lt_track_time_shift(t->capacity);
 	t->stats.mem_bytes = LT_MAX_LABELS * sizeof(*t->label);
 	lt_track_size_set(t, &sz);
@@ -351,20 +354,22 @@ int lt_track_init(struct lt_track *t, u64 nr_sectors, u32 range_size,
 bool lt_track_sampled_slow(const struct lt_track *t, u64 sector,
 			   u32 nr_sectors)
 {
+	u32 g = READ_ONCE(t->geom);
+	unsigned int shift = lt_geom_range(g);
 	u64 r, last;
 
-	if (!t->on || !t->sample_shift)
+	if (!lt_geom_on(g) || !lt_geom_sample(g))
 		return true;
-	if (!nr_sectors || sector >= (t->capacity >> LT_SECTOR_SHIFT))
+	if (!nr_sectors || sector > t->last_sector)
 		return false;
-	r = (sector << LT_SECTOR_SHIFT) >> t->range_shift;
+	r = (sector << LT_SECTOR_SHIFT) >> shift;
 	last = min(((sector + nr_sectors) << LT_SECTOR_SHIFT) - 1,
-		   t->capacity - 1) >> t->range_shift;
+		   t->capacity - 1) >> shift;
 	/* A write over 2^(s+1) - 1 ranges holds a whole block, so one. */
-	if (last - r >= (2U << t->sample_shift) - 2)
+	if (last - r >= (2U << lt_geom_sample(g)) - 2)
 		return true;
 	for (; r <= last; r++)
-		if (lt_range_slot(t, r) >= 0)
+		if (lt_geom_slot(g, r) >= 0)
 			return true;
 	return false;
 }
@@ -380,7 +385,7 @@ void lt_track_exit(struct lt_track *t)
 	t->owner = NULL;
 	t->label = NULL;
 	t->on = false;
-	t->sampled_shift = 0;
+	t->geom = lt_geom(false, t->range_shift, t->sample_shift);
 }
 
 static void lt_hash_remove(struct lt_track *t, u16 idx)
@@ -462,18 +467,36 @@ static void lt_label_free(struct lt_track *t, u16 idx)
 	t->free[t->nr_free++] = idx;
 }
 
+/* Age of the entry's data in units of 2^time_shift pages. */
+static inline u32 lt_owner_age(const struct lt_owner *e, u32 now)
+{
+	u32 age = now - e->time;
+
+	return age > LT_AGE_NEG ? 0 : age;
+}
+
+/* @v counted at one range in 2^@was, as counted at one in 2^@will. */
+static u64 lt_rescale(u64 v, unsigned int was, unsigned int will)
+{
+	return was >= will ? v << (was - will) : v >> (will - was);
+}
+
 /**
  * lt_track_resize() - replace the owner table, keeping the labels
  * @t: tracker
  * @sz: sizes and table from lt_track_size_alloc(); on return it holds the
- *	old table, for the caller to free with kvfree() after its lock
+ *	old table, for lt_track_count_stranded() and lt_track_unstrand()
+ *	after the caller's lock, then kvfree()
  *
- * The tracker forgets who owns each range: data written before the call
- * dies unseen, as data written before the tracker existed does.  The
- * labels keep what they learned.  Their byte counts and age histograms,
- * which count tracked ranges only, are scaled from the old sampling rate
- * to the new one, so that old and new writes weigh alike.  Labels that
- * were retired and waited for their last owner entry are freed.
+ * The tracker forgets who owns each range, so the data live in the old
+ * table will die unseen; lt_track_unstrand() then takes it out of its
+ * labels' bytes, so that their survival, deaths over bytes, is not
+ * raised by deaths that can no longer be seen.  The labels keep what they
+ * learned.  Their byte counts and age histograms, which count tracked
+ * ranges only, are scaled from the old sampling rate to the new one,
+ * which keeps the ratio of the two, so that old and new writes weigh
+ * alike.  Labels that were retired and waited for their last owner entry
+ * are freed.
  *
  * Context: the caller's lock, as for lt_track_write().  Bounded: one pass
  * over the LT_MAX_LABELS labels.
@@ -482,31 +505,101 @@ void lt_track_resize(struct lt_track *t, struct lt_track_size *sz)
 {
 	unsigned int was = t->on ? t->sample_shift : 0;
 	unsigned int will = sz->owner ? sz->sample_shift : 0;
+	struct lt_stranded *st = sz->stranded;
 	struct lt_owner *old = t->owner;
+	u64 old_slots;
 	u16 i, b;
 
-	for (i = 1; i < LT_MAX_LABELS; i++) {
+	sz->sub_shift = t->sub_shift;
+	sz->was = was;
+	sz->will = will;
+	if (st)
+		memset(st, 0, sizeof(*st));
+	for (i = 0; i < LT_MAX_LABELS; i++) {
 		struct lt_label *l = &t->label[i];
 
 		if (!(l->flags & LT_LABEL_USED))
 			continue;
-		if (l->flags & LT_LABEL_DRAINING) {
+		if (i != LT_LABEL_UNKNOWN && (l->flags & LT_LABEL_DRAINING)) {
 			lt_label_free(t, i);
 			continue;
+		}
+		if (st) {
+			st->key[i] = l->key;
+			st->tenant[i] = l->tenant;
 		}
 		l->refs = 0;
 		l->end = 0;
 		l->flags &= ~LT_LABEL_END_FRESH;
-		l->bytes = was >= will ? l->bytes << (was - will) :
-					 l->bytes >> (will - was);
+		l->bytes = lt_rescale(l->bytes, was, will);
 		for (b = 0; b < LT_NR_BINS; b++)
-			l->hist[b] = was >= will ? l->hist[b] << (was - will) :
-						   l->hist[b] >> (will - was);
+			l->hist[b] = lt_rescale(l->hist[b], was, will);
 	}
-	t->label[LT_LABEL_UNKNOWN].refs = 0;
 	t->stats.mem_bytes -= t->nr_slots * sizeof(*t->owner);
+	old_slots = t->nr_slots;
 	lt_track_size_set(t, sz);
 	sz->owner = old;
+	sz->nr_slots = old_slots;
+}
+
+/**
+ * lt_track_count_stranded() - the young live bytes of each label in an old
+ *	table
+ * @sz: what lt_track_resize() left
+ * @now: host clock in pages at the resize
+ * @horizon: age in pages from which live data counts as a survivor
+ * @time_shift: the tracker's @time_shift
+ *
+ * Data older than @horizon (the reclaim age) has survived it, and counts
+ * as such in its label whatever becomes of it; younger data might have
+ * died before reaching it, which the new table cannot see: only that is
+ * counted, for lt_track_unstrand() to take out of its label.
+ *
+ * Context: without the tracker's lock: the old table is the caller's
+ * alone.  O(entries); may be long for a large table.
+ */
+void lt_track_count_stranded(struct lt_track_size *sz, u64 now, u64 horizon,
+			     unsigned int time_shift)
+{
+	u32 t_now = now >> time_shift;
+	u64 i, h = horizon >> time_shift;
+
+	for (i = 0; sz->owner && sz->stranded && i < sz->nr_slots; i++) {
+		const struct lt_owner *e = &sz->owner[i];
+
+		if (e->live && lt_owner_age(e, t_now) < h)
+			sz->stranded->live[e->label] +=
+				(u64)hweight16(e->live) << sz->sub_shift;
+	}
+}
+
+/**
+ * lt_track_unstrand() - take the stranded live bytes out of the labels
+ * @t: tracker
+ * @sz: what lt_track_count_stranded() counted
+ *
+ * Only from labels still the ones they were at lt_track_resize(), scaled
+ * as their bytes were.  Bytes may have been halved once by decay since
+ * data younger than a reclaim age was written, live data not: a label's
+ * bytes do not go below 0.
+ *
+ * Context: the caller's lock.  Bounded: one pass over the labels.
+ */
+void lt_track_unstrand(struct lt_track *t, const struct lt_track_size *sz)
+{
+	const struct lt_stranded *st = sz->stranded;
+	u16 i;
+
+	for (i = 0; st && i < LT_MAX_LABELS; i++) {
+		struct lt_label *l = &t->label[i];
+		u64 v;
+
+		if (!st->live[i] || !(l->flags & LT_LABEL_USED) ||
+		    l->key != st->key[i] || l->tenant != st->tenant[i])
+			continue;
+		v = lt_rescale(st->live[i], sz->was, sz->will);
+		l->bytes -= min(l->bytes, v);
+	}
 }
 
 static void lt_label_retire(struct lt_track *t, u16 idx)
@@ -550,14 +643,6 @@ static void lt_owner_set(struct lt_track *t, struct lt_owner *e, u16 label,
 	e->live = live;
 	e->time = now;
 	t->label[label].refs++;
-}
-
-/* Age of the entry's data in units of 2^time_shift pages. */
-static inline u32 lt_owner_age(const struct lt_owner *e, u32 now)
-{
-	u32 age = now - e->time;
-
-	return age > LT_AGE_NEG ? 0 : age;
 }
 
 static void lt_charge(struct lt_track *t, const struct lt_owner *e,
@@ -896,22 +981,58 @@ void lt_track_period_end(struct lt_track *t, u64 act[][LT_MAX_TENANTS],
 }
 
 /**
- * lt_track_check() - verify the label reference counts
+ * lt_track_check() - verify the label table and reference counts
  * @t: tracker
  *
  * For tests and debugging: walks the whole owner table.
  *
  * Context: may sleep.
- * Return: 0 when every label's reference count equals the number of
- * entries naming it and every named label is in use, -EUCLEAN otherwise,
- * -ENOMEM if no scratch memory could be had.
+ * Return: 0 when every label slot is in use or on the free stack, every
+ * label in use but not retired is in the index and no other, a retired
+ * label is still named, the geometry word matches the fields, and every
+ * label's reference count equals the number of entries naming it and
+ * every named label is in use; -EUCLEAN otherwise, -ENOMEM if no scratch
+ * memory could be had.
  */
 int lt_track_check(const struct lt_track *t)
 {
+	unsigned int used = 0, hashed = 0;
 	int ret = 0;
 	u32 *refs;
 	u64 r;
 	u16 i;
+
+	/*
+	 * The label table: every slot is used or free, a retired label waits
+	 * only for entries that name it, and the index holds the others.
+	 */
+	for (i = 1; i < LT_MAX_LABELS; i++) {
+		u8 f = t->label[i].flags;
+
+		if (!(f & LT_LABEL_USED))
+			continue;
+		used++;
+		if (!(f & LT_LABEL_DRAINING))
+			hashed++;
+		else if (!t->label[i].refs)
+			return -EUCLEAN;
+	}
+	if (used + t->nr_free != LT_MAX_LABELS - 1)
+		return -EUCLEAN;
+	for (r = 0; r < LT_HASH_SIZE; r++) {
+		i = t->hash[r];
+		if (!i)
+			continue;
+		if (i >= LT_MAX_LABELS ||
+		    (t->label[i].flags & (LT_LABEL_USED | LT_LABEL_DRAINING)) !=
+		    LT_LABEL_USED)
+			return -EUCLEAN;
+		hashed--;
+	}
+	if (hashed)
+		return -EUCLEAN;
+	if (t->geom != lt_geom(t->on, t->range_shift, t->sample_shift))
+		return -EUCLEAN;
 
 	if (!t->on)
 		return 0;

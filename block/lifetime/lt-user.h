@@ -48,6 +48,7 @@ static inline void kvfree(const void *p)
 			    ((n) + __d - 1) / __d; })
 #define BUILD_BUG_ON(cond)	((void)sizeof(char[1 - 2 * !!(cond)]))
 #define WRITE_ONCE(x, v)	((x) = (v))	/* one thread in userspace */
+#define READ_ONCE(x)		(x)
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 

@@ -160,26 +160,36 @@ static void lt_test_alloc_failed(LT_TEST_CTX *test)
 
 /*
  * A new owner table keeps the labels and what they learned, forgets
- * whose data each range holds, and scales the labels' counts to the new
- * sampling rate; bad sizes and a failed allocation leave the old table.
+ * whose data each range holds and takes that data out of its labels'
+ * bytes, scales the labels' counts to the new sampling rate, and frees
+ * retired labels; bad sizes leave the old table.
  */
 static void lt_test_resize(LT_TEST_CTX *test)
 {
 	struct lt_track *t = lt_test_track(test, LT_GIB, 0, LT_DEFAULT_MEM_CAP);
+	struct lt_stranded *st = lt_test_alloc(test, sizeof(*st));
 	u64 r1 = LT_SECT(64 * LT_KIB), dead, mem;
 	struct lt_track_size sz;
-	u16 a, b;
+	u16 a, b, c, nr_free;
 
-	if (!t)
+	if (!t || !LT_EXPECT(test, st))
 		return;
 	a = lt_label_get(t, 0xa, 1);
 	b = lt_label_get(t, 0xb, 1);
+	c = lt_label_get(t, 0xc, 2);
 	lt_track_write(t, r1, LT_SECT(64 * LT_KIB), a, 10);
 	lt_track_write(t, 0, LT_SECT(16 * LT_KIB), a, 10);
 	lt_track_write(t, 0, LT_SECT(16 * LT_KIB), b, 110);
+	lt_track_write(t, 2 * r1, LT_SECT(32 * LT_KIB), c, 120);
+	lt_track_write(t, 3 * r1, LT_SECT(16 * LT_KIB), LT_LABEL_UNKNOWN, 120);
+	/* c retired with data still live: it waits for its entry. */
+	lt_track_forget_tenant(t, 2);
+	LT_EXPECT(test, t->label[c].flags & LT_LABEL_DRAINING);
 	LT_EXPECT_EQ(test, t->label[a].refs, 1);
 	LT_EXPECT_EQ(test, t->label[a].hist[7], 16 * LT_KIB);
+	LT_EXPECT_EQ(test, lt_track_check(t), 0);
 	dead = t->stats.dead_bytes;
+	nr_free = t->nr_free;
 
 	LT_EXPECT_EQ(test, lt_track_size_alloc(t, &sz, 3 * 64 * LT_KIB, 0,
 					       LT_DEFAULT_MEM_CAP), -EINVAL);
@@ -192,16 +202,33 @@ static void lt_test_resize(LT_TEST_CTX *test)
 						    LT_DEFAULT_MEM_CAP), 0) ||
 	    !LT_EXPECT(test, sz.owner))
 		goto out;
+	sz.stranded = st;
 	lt_track_resize(t, &sz);
+	/* At 200, with a reclaim age of 100: a's data at 10 survived it. */
+	lt_track_count_stranded(&sz, 200ULL << t->time_shift,
+				100ULL << t->time_shift, t->time_shift);
+	lt_track_unstrand(t, &sz);
 	kvfree(sz.owner);
 	LT_EXPECT_EQ(test, t->stats.range_bytes, 128 * LT_KIB);
 	LT_EXPECT_EQ(test, t->nr_slots, LT_GIB / (128 * LT_KIB));
 	LT_EXPECT_EQ(test, t->stats.mem_bytes,
 		     LT_MAX_LABELS * sizeof(struct lt_label) +
 		     t->nr_slots * sizeof(struct lt_owner));
+	LT_EXPECT_EQ(test, t->geom, lt_geom(true, 17, 0));
+	/* The retired label is free; the others keep their slots. */
+	LT_EXPECT_EQ(test, t->label[c].flags, 0);
+	LT_EXPECT_EQ(test, t->nr_free, nr_free + 1);
 	LT_EXPECT_EQ(test, t->label[a].refs, 0);
-	LT_EXPECT_EQ(test, t->label[b].refs, 0);
+	LT_EXPECT_EQ(test, t->label[LT_LABEL_UNKNOWN].refs, 0);
+	/*
+	 * Live data younger than the reclaim age leaves its labels' bytes;
+	 * a's, older, stays as survived.
+	 */
+	LT_EXPECT_EQ(test, st->live[a], 0);
+	LT_EXPECT_EQ(test, st->live[b], 16 * LT_KIB);
 	LT_EXPECT_EQ(test, t->label[a].bytes, 80 * LT_KIB);
+	LT_EXPECT_EQ(test, t->label[b].bytes, 0);
+	LT_EXPECT_EQ(test, t->label[LT_LABEL_UNKNOWN].bytes, 0);
 	LT_EXPECT_EQ(test, t->label[a].hist[7], 16 * LT_KIB);
 	LT_EXPECT_EQ(test, lt_track_check(t), 0);
 
@@ -211,6 +238,7 @@ static void lt_test_resize(LT_TEST_CTX *test)
 	LT_EXPECT_EQ(test, lt_test_hist_sum(&t->label[a]), 16 * LT_KIB);
 	lt_track_write(t, r1, LT_SECT(64 * LT_KIB), a, 1100);
 	LT_EXPECT_EQ(test, t->label[b].hist[7], 64 * LT_KIB);
+	lt_track_write(t, 4 * r1, LT_SECT(64 * LT_KIB), LT_LABEL_UNKNOWN, 1100);
 	LT_EXPECT_EQ(test, lt_track_check(t), 0);
 
 	/* One range in 4: the counts are scaled to what a quarter sees. */
@@ -220,8 +248,10 @@ static void lt_test_resize(LT_TEST_CTX *test)
 	lt_track_resize(t, &sz);
 	kvfree(sz.owner);
 	LT_EXPECT_EQ(test, t->sample_shift, 2);
+	LT_EXPECT_EQ(test, t->geom, lt_geom(true, 16, 2));
 	LT_EXPECT_EQ(test, t->label[b].hist[7], 16 * LT_KIB);
 	LT_EXPECT_EQ(test, t->label[a].bytes, (80 + 64) * LT_KIB / 4);
+	LT_EXPECT_EQ(test, t->label[LT_LABEL_UNKNOWN].bytes, 64 * LT_KIB / 4);
 
 	/* A cap no table fits turns tracking off, and counts all bytes. */
 	mem = t->stats.mem_bytes;
@@ -232,11 +262,29 @@ static void lt_test_resize(LT_TEST_CTX *test)
 	LT_EXPECT(test, sz.owner);
 	kvfree(sz.owner);
 	LT_EXPECT(test, !t->on);
+	LT_EXPECT_EQ(test, t->geom, lt_geom(false, 16, 2));
+	LT_EXPECT(test, !lt_geom_sampled(t->geom));
 	LT_EXPECT_EQ(test, t->stats.off, 1);
 	LT_EXPECT_EQ(test, t->stats.range_bytes, 0);
 	LT_EXPECT(test, t->stats.mem_bytes < mem);
 	LT_EXPECT_EQ(test, t->label[b].hist[7], 64 * LT_KIB);
-	lt_test_untracked(test, t);
+	LT_EXPECT_EQ(test, lt_track_check(t), 0);
+	LT_EXPECT(test, lt_track_sampled(t, 0, 8));
+
+	/* ... and on again, with every range tracked. */
+	if (!LT_EXPECT_EQ(test, lt_track_size_alloc(t, &sz, 0, 0,
+						    LT_DEFAULT_MEM_CAP), 0))
+		goto out;
+	lt_track_resize(t, &sz);
+	LT_EXPECT(test, !sz.owner);
+	LT_EXPECT(test, t->on);
+	LT_EXPECT_EQ(test, t->geom, lt_geom(true, 16, 0));
+	LT_EXPECT_EQ(test, t->nr_ranges, LT_GIB / (64 * LT_KIB));
+	LT_EXPECT_EQ(test, t->label[b].hist[7], 64 * LT_KIB);
+	lt_track_write(t, 0, LT_SECT(64 * LT_KIB), a, 2000);
+	lt_track_write(t, 0, LT_SECT(64 * LT_KIB), b, 2100);
+	LT_EXPECT_EQ(test, t->label[a].hist[7], (16 + 64) * LT_KIB);
+	LT_EXPECT_EQ(test, lt_track_check(t), 0);
 out:
 	lt_track_exit(t);
 }
