@@ -4,18 +4,17 @@
  *
  * Selected per disk in queue/write_stream_policy, the policy watches every
  * write and invalidation of the disk (overwrites, discards, write zeroes),
- * labels each write by tenant (cgroup), kind and lifetime hint, file class
- * (the name pattern of the file of a page-cache write, or of a direct
- * write through iomap) or writer thread (for other direct writes from a
- * task) and, for a file, its generation inferred from what the thread that
- * created it read (lt-gen.c), and charges each death to the label that
- * wrote the data, binned by age (lt-track.c).  Every quarter of a reclaim
- * age (1/16 until the first layout) a worker looks at which tenants are
- * active and, when they changed, when the operator asks, or once a reclaim
- * age when the plan moved, runs the planner (lt-plan.c): each tenant gets
- * a stream, then the free streams go to the splits between a tenant's
- * labels that save the most garbage-collection copying.  The layout is
- * published with RCU; a bio never sees half of one.
+ * labels each write by tenant (cgroup), kind and lifetime hint, and file
+ * class (the write class its filesystem gave the bio: the name pattern of
+ * the file, fs/write_class.c) or, for a task's write without one, writer
+ * thread, and charges each death to the label that wrote the data, binned
+ * by age (lt-track.c).  Every quarter of a reclaim age (1/16 until the
+ * first layout) a worker looks at which tenants are active and, when they
+ * changed, when the operator asks, or once a reclaim age when the plan
+ * moved, runs the planner (lt-plan.c): each tenant gets a stream, then the
+ * free streams go to the splits between a tenant's labels that save the
+ * most garbage-collection copying.  The layout is published with RCU; a
+ * bio never sees half of one.
  *
  * Streams that io.stream pins a cgroup to are left to those cgroups, and
  * writes that an earlier rule placed are tracked but not planned.  A
@@ -40,22 +39,20 @@
  *
  * The policy can also run in shadow (queue/write_stream_shadow), as a
  * second instance on a disk whose live policy may be lifetime too.  The
- * two share nothing but the module's file classes and generations; the
- * shadow's files are lifetime_shadow/ in both places, with the same
- * settings, so that its reclaim age comes from the same input.  Its
- * choices can still differ from a live instance's on the same writes: the
- * layout is planned by a worker, asynchronously, so each instance starts
- * a new layout at a slightly different write, and the tracker samples
- * and logs per CPU, so the bios folded in before a plan differ too.
+ * two share nothing; the shadow's files are lifetime_shadow/ in both
+ * places, with the same settings, so that its reclaim age comes from the
+ * same input.  Its choices can still differ from a live instance's on
+ * the same writes: the layout is planned by a worker, asynchronously, so
+ * each instance starts a new layout at a slightly different write, and
+ * the tracker samples and logs per CPU, so the bios folded in before a
+ * plan differ too.
  */
 #include <linux/bio.h>
 #include <linux/blk-cgroup.h>
 #include <linux/blk-stream.h>
 #include <linux/blkdev.h>
 #include <linux/cgroup.h>
-#include <linux/dcache.h>
 #include <linux/debugfs.h>
-#include <linux/iomap.h>
 #include <linux/jump_label.h>
 #include <linux/fs.h>
 #include <linux/kobject.h>
@@ -70,9 +67,9 @@
 #include <linux/spinlock.h>
 #include <linux/sysfs.h>
 #include <linux/workqueue.h>
+#include <linux/write_class.h>
 
 #include "lt-core.h"
-#include "lt-gen.h"
 
 #define CREATE_TRACE_POINTS
 #include "lifetime_trace.h"
@@ -101,14 +98,14 @@ static const char *const lt_hint_name[] = {
 /**
  * struct lt_memo - a CPU's last label, for the next write from the same
  *	place
- * @src: the inode the label came from, the submitting task for a
- *	thread's label, or NULL for a label of the hint alone
- * @id: @src's inode number or pid, against the reuse of a freed @src
+ * @src: lt_bio_src() of the write: &lt_class_src for a write class,
+ *	the submitting task for a thread's label, or NULL for a label of
+ *	the hint alone
+ * @id: the class, or the task's pid against the reuse of a freed task
  * @blkg: the write's cgroup on this disk (lt_bio_blkg()); only compared
  * @tag: lt_memo_tag() of the write's hint and the layout it looked up;
  *	0 for an empty memo
- * @stamp: jiffies when filled; trusted for half a second, as file
- *	classes are
+ * @stamp: jiffies when filled; trusted for half a second
  * @key: the label's key
  * @tenant: the tenant slot of the write's cgroup
  * @stream: the stream the layout gave
@@ -265,7 +262,7 @@ struct lt_tenant_index {
  * @held_max: the longest @lock was held (interrupts off) in ns, with
  *	@timing
  * @held_max_at: where it was let go then
- * @timing: time @lock (debugfs irqoff_timing), under lt_instances_mutex
+ * @timing: time @lock (debugfs irqoff_timing), under lt_timing_mutex
  * @act: pages each tenant wrote in each of the last periods
  * @quarter: the period @act counts into
  * @quarters: periods since the last decay of the histograms
@@ -308,7 +305,6 @@ struct lt_tenant_index {
  * @last_reason: why the last layout was installed
  * @history: the last LT_HISTORY installs: reason and @now
  * @shadow: the instance runs in shadow (queue/write_stream_shadow)
- * @node: in lt_instances, under lt_instances_mutex
  * @kobj: /sys/block/<disk>/queue/lifetime, or lifetime_shadow in shadow
  * @debugfs: /sys/kernel/debug/block/<disk>/lifetime, or lifetime_shadow
  */
@@ -387,19 +383,12 @@ struct lt_disk {
 	} history[LT_HISTORY];
 
 	bool shadow;
-	struct list_head node;
 	struct kobject kobj;
 	struct dentry *debugfs;
 };
 
-/*
- * Every instance of the policy, live or in shadow.  The generation
- * watches of a disk (lt-gen.c) serve all its instances: they end only
- * with the last one, so that clearing a shadow leaves the live instance
- * as it was.
- */
-static LIST_HEAD(lt_instances);
-static DEFINE_MUTEX(lt_instances_mutex);
+/* Serialises the disks' irqoff_timing switches. */
+static DEFINE_MUTEX(lt_timing_mutex);
 
 /*
  * With a disk's irqoff_timing debugfs file set, its lock, always held
@@ -443,143 +432,8 @@ static inline void lt_unlock(struct lt_disk *ld)
 
 /* --- labels ---------------------------------------------------------- */
 
-/*
- * A name's pattern: digits dropped, and a component of 8 or more hex
- * digits only (PostgreSQL's WAL segments, hashes) dropped whole, so that
- * 000123.sst and 000124.sst, or two WAL segments, share a class.
- */
-static u32 lt_pattern(const unsigned char *s, unsigned int len, u32 h,
-		      char *out, unsigned int *olen)
-{
-	bool hex = len >= 8;
-	unsigned int i;
-
-	for (i = 0; i < len && hex; i++)
-		hex = isxdigit(s[i]);
-	if (hex)
-		return h;
-	for (i = 0; i < len; i++) {
-		if (isdigit(s[i]))
-			continue;
-		h = h * 31 + s[i];
-		if (out && *olen < LT_NAME_LEN - 1)
-			out[(*olen)++] = s[i];
-	}
-	return h;
-}
-
-/* The file class of @de: the patterns of its parent's and its name. */
-static u32 lt_dentry_class(struct dentry *de, char *name)
-{
-	const unsigned char *s;
-	struct dentry *parent;
-	unsigned int n = 0, len;
-	u32 h = 17;
-
-	parent = READ_ONCE(de->d_parent);
-	if (parent && parent != de) {
-		len = min(READ_ONCE(parent->d_name.len), 64U);
-		s = READ_ONCE(parent->d_name.name);
-		h = lt_pattern(s, strnlen(s, len), h, name, &n);
-	}
-	h = h * 31 + '/';
-	if (n < LT_NAME_LEN - 1)
-		name[n++] = '/';
-	len = min(READ_ONCE(de->d_name.len), 64U);
-	s = READ_ONCE(de->d_name.name);
-	h = lt_pattern(s, strnlen(s, len), h, name, &n);
-	name[n] = 0;
-	return h;
-}
-
-/*
- * Classes of recently written inodes, per CPU: most bios of a file come
- * in runs, and its class costs two name walks and the inode's i_lock.  An
- * entry is trusted for half a second, and so is the label a CPU
- * remembers of its last write from a task (struct lt_memo), so a renamed
- * file takes its new class within a second; the inode number and
- * generation guard against a freed inode's address being reused.  Only
- * tasks use the cache, with preemption off, so an interrupt never finds
- * an entry half written and no bio pays for turning interrupts off.
- */
-#define LT_CLASS_CACHE_BITS	6
-
-struct lt_class_entry {
-	const struct inode *inode;
-	unsigned long ino;
-	unsigned long stamp;
-	u32 gen;
-	u32 class;
-	char name[LT_NAME_LEN];
-};
-
-/*
- * 3.5 KiB a CPU: allocated when the module loads rather than static, as
- * a module's static per-CPU data comes from a reserve of a few KiB that
- * all modules share.
- */
-struct lt_class_cache {
-	struct lt_class_entry e[1 << LT_CLASS_CACHE_BITS];
-};
-
-static struct lt_class_cache __percpu *lt_class_cache;
-
-/*
- * The file class of @inode, named by @de, or by its first name if @de is
- * NULL (a page-cache write).  @name, if not NULL, receives the class's
- * name for display.
- */
-static u32 lt_file_class(struct inode *inode, struct dentry *de, char *name)
-{
-	unsigned int slot = hash_ptr(inode, LT_CLASS_CACHE_BITS);
-	struct lt_class_entry *e;
-	char buf[LT_NAME_LEN];
-	bool cache = in_task();
-	u32 class = 0;
-
-	if (cache) {
-		preempt_disable();
-		e = &this_cpu_ptr(lt_class_cache)->e[slot];
-		if (e->inode == inode && e->ino == inode->i_ino &&
-		    e->gen == inode->i_generation &&
-		    time_before(jiffies, e->stamp + HZ / 2)) {
-			class = e->class;
-			if (name)
-				memcpy(name, e->name, LT_NAME_LEN);
-		}
-		preempt_enable();
-		if (class)
-			return class;
-	}
-
-	if (!de) {
-		/*
-		 * d_find_alias_rcu() takes i_lock, which is never taken
-		 * from interrupts: a page-cache write submitted out of a
-		 * task's context gets no file class.
-		 */
-		if (!cache)
-			return 0;
-		de = d_find_alias_rcu(inode);
-	}
-	if (!de)
-		return 0;
-	class = lt_dentry_class(de, buf);
-	if (name)
-		strscpy(name, buf, LT_NAME_LEN);
-	if (cache) {
-		preempt_disable();
-		e = &this_cpu_ptr(lt_class_cache)->e[slot];
-		e->inode = inode;
-		e->ino = inode->i_ino;
-		e->gen = inode->i_generation;
-		e->stamp = jiffies;
-		e->class = class;
-		strscpy(e->name, buf);
-		preempt_enable();
-	}
-	return class;
-}
+/* A thread's label is named as a file's class is. */
+static_assert(LT_NAME_LEN == WRITE_CLASS_NAME_LEN);
 
 /*
  * The first sector of a bio on the whole disk.  Placement is decided in
@@ -591,49 +445,27 @@ static inline sector_t lt_bio_sector(struct bio *bio)
 	return bio->bi_iter.bi_sector + bio->bi_bdev->bd_start_sect;
 }
 
-/* The file of a direct write, if the filesystem uses iomap's direct I/O. */
-static struct file *lt_dio_file(struct bio *bio)
-{
-#ifdef CONFIG_FS_IOMAP
-	return iomap_dio_bio_file(bio);
-#else
-	return NULL;
-#endif
-}
+/*
+ * What a memo knows a write with a write class by: this address, with the
+ * class for id.
+ */
+static const char lt_class_src;
 
 /*
- * Where the label of a write (REQ_OP_WRITE) comes from: the file of its
- * direct write (also in @file), the inode of its page-cache folio, or,
- * for a task's own write of neither, the task.  @id gets the inode number
- * or pid.  NULL if the label is the write's hint alone, as for an empty
- * write (a flush).
+ * Where the label of a write (REQ_OP_WRITE) comes from: the write class
+ * its filesystem gave it (fs/write_class.c), with the class in @id, or,
+ * for a task's own write without one, the task, with its pid in @id.
+ * NULL if the label is the write's hint alone, as for an empty write (a
+ * flush) or writeback of a file without a class.
  */
-static __always_inline void *lt_bio_src(struct bio *bio, struct file **file,
-					unsigned long *id)
+static __always_inline const void *lt_bio_src(struct bio *bio,
+					      unsigned long *id)
 {
-	struct address_space *mapping = NULL;
-	struct file *f;
-
-	*file = NULL;
-	*id = 0;
+	*id = bio_write_class(bio);
 	if (!bio->bi_iter.bi_size)
 		return NULL;
-	f = lt_dio_file(bio);
-	if (f && S_ISREG(file_inode(f)->i_mode)) {
-		*file = f;
-		*id = file_inode(f)->i_ino;
-		return file_inode(f);
-	}
-	if (!f) {
-		struct folio *folio = page_folio(bio_first_page_all(bio));
-
-		if (!folio_test_slab(folio) && !folio_test_anon(folio))
-			mapping = READ_ONCE(folio->mapping);
-	}
-	if (mapping && mapping->host) {
-		*id = mapping->host->i_ino;
-		return mapping->host;
-	}
+	if (*id)
+		return &lt_class_src;
 	if (in_task() && !(current->flags & PF_KTHREAD)) {
 		*id = current->pid;
 		return current;
@@ -642,65 +474,37 @@ static __always_inline void *lt_bio_src(struct bio *bio, struct file **file,
 }
 
 /*
- * The generation of a file written to the bio's disk, plus one (0 if it
- * has none; lt-gen.c), and its filesystem watched for the next files.
- * @name, if not NULL, gets ":g<generation>" appended.
- */
-static u32 lt_file_gen(struct bio *bio, struct inode *inode, char *name)
-{
-	unsigned int n;
-	u32 gen;
-
-	lt_gen_watch(bio->bi_bdev->bd_disk, inode->i_sb);
-	gen = lt_gen_of(inode);
-	if (gen && name) {
-		n = strnlen(name, LT_NAME_LEN - 1);
-		snprintf(name + n, LT_NAME_LEN - n, ":g%u", gen - 1);
-	}
-	return gen;
-}
-
-/*
- * The label key of a write from @src and @file (lt_bio_src()) and, if
+ * The label key of a write from @src and @id (lt_bio_src()) and, if
  * @name is not NULL, a name for a new label.
  */
-static u64 lt_src_key(struct bio *bio, void *src, struct file *file,
+static u64 lt_src_key(struct bio *bio, const void *src, unsigned long id,
 		      char *name)
 {
 	unsigned int hint = bio_stream_key(bio) & 7;
 	enum lt_src kind = LT_SRC_NONE;
-	u32 class = 0, gen = 0;
+	u32 class = 0;
 
 	if (name)
 		name[0] = 0;
-	if (file) {
-		/* The same class as the file's page-cache writes. */
-		class = lt_file_class(file_inode(file), file->f_path.dentry,
-				      name);
-		kind = class ? LT_SRC_FILE : LT_SRC_NONE;
-		gen = lt_file_gen(bio, file_inode(file), name);
+	if (src == &lt_class_src && id == WRITE_CLASS_BDEV) {
+		kind = LT_SRC_BDEV;
+	} else if (src == &lt_class_src) {
+		class = id;
+		kind = LT_SRC_FILE;
+		if (name && !write_class_name(class, name, LT_NAME_LEN))
+			snprintf(name, LT_NAME_LEN, "class %04x", class);
 	} else if (src == current) {
 		unsigned int n = 0;
 
-		class = lt_pattern(current->comm,
-				   strnlen(current->comm, TASK_COMM_LEN),
-				   17, name, &n);
+		class = write_class_pattern(current->comm,
+					    strnlen(current->comm,
+						    TASK_COMM_LEN),
+					    17, name, &n);
 		if (name)
 			name[n] = 0;
 		kind = LT_SRC_THREAD;
-	} else if (src) {
-		struct inode *inode = src;
-
-		if (S_ISBLK(inode->i_mode)) {
-			kind = LT_SRC_BDEV;
-		} else if (S_ISREG(inode->i_mode)) {
-			class = lt_file_class(inode, NULL, name);
-			kind = class ? LT_SRC_FILE : LT_SRC_NONE;
-			gen = lt_file_gen(bio, inode, name);
-		}
 	}
-	return BIT_ULL(62) | (u64)hint << 56 | (u64)kind << 48 |
-	       (u64)gen << 32 | class;
+	return BIT_ULL(62) | (u64)hint << 56 | (u64)kind << 48 | class;
 }
 
 /*
@@ -709,12 +513,11 @@ static u64 lt_src_key(struct bio *bio, void *src, struct file *file,
  */
 static u64 lt_bio_key(struct bio *bio, char *name)
 {
-	struct file *file;
 	unsigned long id;
-	void *src;
+	const void *src;
 
-	src = lt_bio_src(bio, &file, &id);
-	return lt_src_key(bio, src, file, name);
+	src = lt_bio_src(bio, &id);
+	return lt_src_key(bio, src, id, name);
 }
 
 /* The cgroup a bio is charged to, NULL without one. */
@@ -1387,8 +1190,8 @@ static inline u64 lt_memo_tag(const struct lt_disk *ld,
 
 /*
  * Whether memo @m knows a write from @src (@id), cgroup @blkg and @tag
- * (lt_memo_tag()) and may still be trusted: for half a second, as file
- * classes.
+ * (lt_memo_tag()) and may still be trusted: for half a second, so that
+ * a freed task or blkg whose address comes back is not taken for long.
  */
 static inline bool lt_memo_hit(const struct lt_memo *m, const void *src,
 			       unsigned long id, const void *blkg, u64 tag)
@@ -1398,18 +1201,17 @@ static inline bool lt_memo_hit(const struct lt_memo *m, const void *src,
 }
 
 /*
- * Fill this CPU's memo for a write @bio from @src (@file, @id:
- * lt_bio_src()) that the memo did not know: its tenant, label and
- * stream under @inst, and @tag (lt_memo_tag()).  Called and returns with
- * preemption off, which it turns on meanwhile, so the memo it returns
- * may be another CPU's than the caller's was.  The pages the memo counted
+ * Fill this CPU's memo for a write @bio from @src (@id: lt_bio_src())
+ * that the memo did not know: its tenant, label and stream under @inst,
+ * and @tag (lt_memo_tag()).  Called and returns with preemption off,
+ * which it turns on meanwhile, so the memo it returns may be another
+ * CPU's than the caller's was.  The pages the memo counted
  * go to its CPU's counts first; @due is set if that CPU is due a replay.
  */
 static noinline struct lt_memo *lt_memo_fill(struct lt_disk *ld,
 					     const struct lt_installed *inst,
-					     struct bio *bio, void *src,
-					     struct file *file, unsigned long id,
-					     u64 tag, bool *due)
+					     struct bio *bio, const void *src,
+					     unsigned long id, u64 tag, bool *due)
 {
 	struct lt_memo fresh = {
 		.src = src, .id = id, .blkg = lt_bio_blkg(bio), .tag = tag,
@@ -1419,7 +1221,7 @@ static noinline struct lt_memo *lt_memo_fill(struct lt_disk *ld,
 
 	preempt_enable();
 	fresh.tenant = lt_tenant(ld, bio);
-	fresh.key = lt_src_key(bio, src, file, fresh.name);
+	fresh.key = lt_src_key(bio, src, id, fresh.name);
 	fresh.stream = lt_layout_stream(inst, fresh.key, fresh.tenant);
 	fresh.stamp = jiffies;
 	preempt_disable();
@@ -1433,13 +1235,12 @@ static noinline struct lt_memo *lt_memo_fill(struct lt_disk *ld,
 /*
  * lt_decide() for all but its common case: a write out of a task's
  * context (lt_decide_atomic()), one that touches a tracked range, one
- * the memo does not know, and one that fills the memo.  @src, @file and
- * @id are lt_bio_src()'s, @maybe lt_track_sampled_fast()'s.  The layout
+ * the memo does not know, and one that fills the memo.  @src and @id
+ * are lt_bio_src()'s, @maybe lt_track_sampled_fast()'s.  The layout
  * is read again: at most six arguments keep the call a tail call.
  */
 static noinline unsigned int lt_decide_slow(struct lt_disk *ld,
-					    struct bio *bio, void *src,
-					    struct file *file,
+					    struct bio *bio, const void *src,
 					    unsigned long id, int maybe)
 {
 	const struct lt_installed *inst = rcu_dereference(ld->layout);
@@ -1459,7 +1260,7 @@ static noinline unsigned int lt_decide_slow(struct lt_disk *ld,
 	preempt_disable();
 	m = &this_cpu_ptr(ld->log)->memo;
 	if (!lt_memo_hit(m, src, id, blkg, tag))
-		m = lt_memo_fill(ld, inst, bio, src, file, id, tag, &due);
+		m = lt_memo_fill(ld, inst, bio, src, id, tag, &due);
 	stream = m->stream;
 	if (tracked) {
 		u64 key = m->key;
@@ -1489,7 +1290,7 @@ static noinline unsigned int lt_decide_slow(struct lt_disk *ld,
  * to their CPU's counts.  Most bios come in runs from one file or task, so
  * each CPU remembers the label of its last write from a task: the next one
  * from the same source, cgroup and hint, under the same layout and within
- * half a second (as for file classes), skips the label's class, the
+ * half a second, skips the label's key, the
  * tenant table and the layout's index, and adds its pages to the memo,
  * which hands them to the counts when it changes label or holds a log's
  * worth (lt_memo_flush()).  The memo, the log and the counts share one
@@ -1507,14 +1308,13 @@ static unsigned int lt_decide(struct gendisk *disk, void *data,
 	struct lt_disk *ld = data;
 	unsigned int stream;
 	struct lt_memo *m;
-	struct file *file;
+	const void *src;
 	unsigned long id;
 	int maybe;
 	u64 pages;
-	void *src;
 
 	/* First, so that few values live across the call it may make. */
-	src = lt_bio_src(bio, &file, &id);
+	src = lt_bio_src(bio, &id);
 	maybe = lt_track_sampled_fast(&ld->track, lt_bio_sector(bio),
 				      bio_sectors(bio));
 	if (unlikely(maybe || !in_task()))
@@ -1536,7 +1336,7 @@ static unsigned int lt_decide(struct gendisk *disk, void *data,
 	preempt_enable();
 	return stream;
 slow:
-	return lt_decide_slow(ld, bio, src, file, id, maybe);
+	return lt_decide_slow(ld, bio, src, id, maybe);
 }
 
 /*
@@ -2764,7 +2564,6 @@ static int lt_stats_show(struct seq_file *m, void *v)
 		   ld->track.sample_shift, lt_skipped_pages(ld) << LT_PAGE_SHIFT);
 	seq_printf(m, "irqoff_max_ns %llu\nirqoff_max_at %pS\n",
 		   READ_ONCE(ld->held_max), (void *)READ_ONCE(ld->held_max_at));
-	lt_gen_show(m);
 	for (i = 0; i <= LT_MAX_STREAMS; i++) {
 		u64 p = 0;
 
@@ -2780,7 +2579,7 @@ DEFINE_SHOW_ATTRIBUTE(lt_stats);
 /* Turn timing of the disk's lock on or off; lt_exit_disk() turns it off. */
 static void lt_set_timing(struct lt_disk *ld, bool on)
 {
-	lockdep_assert_held(&lt_instances_mutex);
+	lockdep_assert_held(&lt_timing_mutex);
 	if (on == ld->timing)
 		return;
 	WRITE_ONCE(ld->timing, on);
@@ -2809,9 +2608,9 @@ static ssize_t lt_timing_write(struct file *file, const char __user *buf,
 	ret = kstrtobool_from_user(buf, count, &on);
 	if (ret)
 		return ret;
-	mutex_lock(&lt_instances_mutex);
+	mutex_lock(&lt_timing_mutex);
 	lt_set_timing(ld, on);
-	mutex_unlock(&lt_instances_mutex);
+	mutex_unlock(&lt_timing_mutex);
 	return count;
 }
 
@@ -2947,9 +2746,8 @@ static int lt_init_instance(struct gendisk *disk, void **data, bool shadow)
 	if (ret)
 		goto out_put;
 	ld->debugfs = blk_stream_debugfs_create(disk, name, lt_debugfs_files, ld);
-	mutex_lock(&lt_instances_mutex);
-	list_add(&ld->node, &lt_instances);
-	mutex_unlock(&lt_instances_mutex);
+	/* Files opened for writing from now on get write classes. */
+	write_class_enable();
 	*data = ld;
 	return 0;
 
@@ -2970,24 +2768,17 @@ static int lt_init_shadow(struct gendisk *disk, void **data)
 
 static void lt_exit_disk(struct gendisk *disk, void *data)
 {
-	struct lt_disk *ld = data, *other;
-	bool last = true;
+	struct lt_disk *ld = data;
 
 	blk_stream_debugfs_remove(disk, ld->debugfs);
 	kobject_del(&ld->kobj);
 	/* First the work that queues the other. */
 	cancel_delayed_work_sync(&ld->confine_work);
 	cancel_work_sync(&ld->work);
-	mutex_lock(&lt_instances_mutex);
+	mutex_lock(&lt_timing_mutex);
 	lt_set_timing(ld, false);
-	list_del(&ld->node);
-	list_for_each_entry(other, &lt_instances, node)
-		if (other->disk == disk)
-			last = false;
-	mutex_unlock(&lt_instances_mutex);
-	/* The watches are the disk's: another instance still uses them. */
-	if (last)
-		lt_gen_forget(disk);
+	mutex_unlock(&lt_timing_mutex);
+	write_class_disable();
 	kobject_put(&ld->kobj);
 }
 
@@ -3004,28 +2795,12 @@ static struct blk_stream_policy lt_policy = {
 
 static int __init lt_init(void)
 {
-	int ret;
-
-	lt_class_cache = alloc_percpu(struct lt_class_cache);
-	if (!lt_class_cache)
-		return -ENOMEM;
-	/* Without generations the policy still works, on its other labels. */
-	ret = lt_gen_init();
-	if (ret)
-		pr_warn("lifetime: no file generations: %d\n", ret);
-	ret = blk_stream_register_policy(&lt_policy);
-	if (ret) {
-		lt_gen_exit();
-		free_percpu(lt_class_cache);
-	}
-	return ret;
+	return blk_stream_register_policy(&lt_policy);
 }
 
 static void __exit lt_exit(void)
 {
 	blk_stream_unregister_policy(&lt_policy);
-	lt_gen_exit();
-	free_percpu(lt_class_cache);
 }
 
 module_init(lt_init);

@@ -1664,52 +1664,6 @@ static void lt_test_sampling(LT_TEST_CTX *test)
 	lt_track_exit(all);
 }
 
-/*
- * Generations: a flush (no reads) writes generation 0; a compaction gets
- * one more than the lowest generation it read since its previous file,
- * or its previous file's if it read nothing since; a thread idle past
- * the window starts over; another thread's record is not this one's.
- */
-static void lt_test_generations(LT_TEST_CTX *test)
-{
-	const u32 idle = 100;
-	u64 rec = 0, other;
-
-	LT_EXPECT_EQ(test, lt_gen_note_create(&rec, 7, 1000, idle), 0);
-	LT_EXPECT_EQ(test, rec, 0);
-
-	/* Compaction of generations 0 and 1 into 1. */
-	rec = lt_gen_note_read(rec, 7, 1, 1001, idle);
-	rec = lt_gen_note_read(rec, 7, 0, 1002, idle);
-	rec = lt_gen_note_read(rec, 7, 1, 1003, idle);
-	LT_EXPECT_EQ(test, lt_gen_note_create(&rec, 7, 1004, idle), 1);
-	/* A second output with no read in between takes the same. */
-	LT_EXPECT_EQ(test, lt_gen_note_create(&rec, 7, 1005, idle), 1);
-	/* Reads after an output count afresh: 2 and 3 make 3. */
-	rec = lt_gen_note_read(rec, 7, 3, 1006, idle);
-	rec = lt_gen_note_read(rec, 7, 2, 1007, idle);
-	LT_EXPECT_EQ(test, lt_gen_note_create(&rec, 7, 1008, idle), 3);
-
-	/* Past the idle window the thread read nothing lately. */
-	LT_EXPECT_EQ(test, lt_gen_note_create(&rec, 7, 1007 + idle + 1, idle), 0);
-	rec = lt_gen_note_read(rec, 7, 4, 2000, idle);
-	rec = lt_gen_note_read(rec, 7, 5, 2001 + idle, idle);
-	LT_EXPECT_EQ(test, lt_gen_note_create(&rec, 7, 2002 + idle, idle), 6);
-
-	/* Another thread in the same slot starts its own record. */
-	other = lt_gen_note_read(rec, 8, 2, 3000, idle);
-	LT_EXPECT_EQ(test, lt_gen_note_create(&other, 7, 3001, idle), 0);
-	LT_EXPECT_EQ(test, lt_gen_note_create(&other, 8, 3001, idle), 3);
-
-	/* Deep generations saturate; the clock may wrap. */
-	rec = lt_gen_note_read(0, 9, 40, U32_MAX - 1, idle);
-	LT_EXPECT_EQ(test, lt_gen_note_create(&rec, 9, 5, idle), LT_GEN_MAX);
-	/* The pid is kept modulo 2^22 and nothing spills into the clock. */
-	rec = lt_gen_note_read(0, BIT(LT_GEN_PID_BITS) + 9, 0, 77, idle);
-	LT_EXPECT_EQ(test, (u32)(rec >> 32), 77);
-	LT_EXPECT_EQ(test, lt_gen_note_create(&rec, 9, 78, idle), 1);
-}
-
 static const struct lt_test_case lt_test_table[] = {
 	{ "owner_size", lt_test_owner_size },
 	{ "mem_cap", lt_test_mem_cap },
@@ -1735,7 +1689,6 @@ static const struct lt_test_case lt_test_table[] = {
 	{ "plan_min_side", lt_test_plan_min_side },
 	{ "plan_determinism", lt_test_plan_determinism },
 	{ "plan_due", lt_test_plan_due },
-	{ "generations", lt_test_generations },
 };
 
 #endif /* _LT_CASES_H */

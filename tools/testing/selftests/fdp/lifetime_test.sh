@@ -69,24 +69,10 @@ append_direct() {	# BYTES FILE
 		oflag=direct,append conv=notrunc status=none
 }
 
-# An LSM tree's files: a flush writes a new file having read nothing; a
-# compaction reads a file, then creates and writes a new one, all from
-# one process (the writes' generations come from the creating thread).
-flush_sst() {	# BYTES FILE
-	dd if=/dev/urandom of="$2" bs=256k count=$(($1 / 262144)) \
-		conv=fsync status=none
-}
-compact_sst() {	# BYTES INPUT OUTPUT
-	(read -r -N 4096 _ <"$2" && exec 3>"$3" &&
-	 dd if=/dev/urandom bs=256k count=$(($1 / 262144)) conv=fsync \
-		status=none >&3)
-}
-
 # The main handle (see main_handle) of a function run in a cgroup.
 handle_of() {	# CG FUNC ARGS...
 	local fns
-	fns=$(declare -f in_cg rewrite append rewrite_direct append_direct \
-		flush_sst compact_sst)
+	fns=$(declare -f in_cg rewrite append rewrite_direct append_direct)
 	"$tool" watch -- bash -c "$fns; top=$top; in_cg $*" |
 		main_handle
 }
@@ -112,13 +98,6 @@ apart() {	# HANDLE HANDLE
 
 layout() { cat $dbg/layout 2>/dev/null; }
 layout_val() { layout | awk -v k="$1" '$1 == k { print $2; exit }'; }
-
-# The policy's module parameter (generations).
-param() {	# NAME
-	local m=blk_lifetime
-	[ -d /sys/module/$m ] || m=lifetime
-	echo /sys/module/$m/parameters/$1
-}
 
 start_policy() {	# RECLAIM_AGE_BYTES
 	echo none >$q/write_stream_policy
@@ -244,7 +223,7 @@ in_cg t2 append $MiB $mnt/file.bin
 in_cg t2 append_direct $MiB $mnt/file.bin
 # Labels retire after four idle reclaim ages: look before more writes.
 awk -v cg=$cg2 '$3 == cg' $dbg/labels | cut -d' ' -f1-9 | sed 's/^/# /'
-read -r nfile fbytes < <(awk -v cg=$cg2 '$3 == cg && $5 == "file" && $6 ~ /file\.bin(:g[0-9]+)?$/ {
+read -r nfile fbytes < <(awk -v cg=$cg2 '$3 == cg && $5 == "file" && $6 ~ /file\.bin$/ {
 	n++; b += $7 } END { print n + 0, b + 0 }' $dbg/labels)
 nthread=$(awk -v cg=$cg2 '$3 == cg && $5 == "thread"' $dbg/labels | wc -l)
 check "a file written buffered and direct has one label, and direct writes no thread label" \
@@ -256,50 +235,49 @@ check "one thread's direct log and data land on different handles" \
 	apart $log_h $data_h
 umount $mnt
 
-# --- LSM generations: inferred from what the writer read ----------------
-# With generations=1 (off by default), same-named files (digits dropped:
-# db/.sst) that only their generation tells apart: generation 0 (flushes)
-# dies young, generation 1 (written by a process that read generation 0)
-# lives.  The policy must infer the generations and give the two their
-# own handles.
+# --- write classes: the filesystem carries a file's name pattern -------
+# The VFS gives a file opened for writing the class of its name pattern
+# (digits dropped: db/7.sst is db/.sst), and the filesystem copies it
+# into the file's bios.  Files named alike share one label; another
+# pattern gets another; a renamed file takes the class of its new name
+# when it is next opened for writing.  Label bytes decay (halve each
+# reclaim age), so only part of what was written is asked for.
 setup_fs || bail "cannot make ext4 on $disk"
-old_gen=$(cat "$(param generations)")
-echo 1 >"$(param generations)"
 start_policy $((16 * MiB))
+sh0=$(cat $lt/sample_shift)
+echo 0 >$lt/sample_shift
 mkdir -p $mnt/db
-in_cg g1 flush_sst $MiB $mnt/prime
-for i in $(seq 1 50); do
-	grep -q '^gen_filesystems [1-9]' $dbg/stats && break
-	sleep 0.1
+for i in $(seq 1 8); do
+	in_cg c1 rewrite $MiB $mnt/db/$i.sst
+	in_cg c1 rewrite $MiB $mnt/db/$i.wal
 done
-for i in $(seq 1 24); do
-	in_cg g1 flush_sst $MiB $mnt/db/$((2 * i)).sst
-	in_cg g1 compact_sst $MiB $mnt/db/$((2 * i)).sst $mnt/db/$((2 * i + 1)).sst
-	rm $mnt/db/$((2 * i)).sst
-	sync
-done
-echo 1 >$lt/replan
-grep -E 'db/' $dbg/labels | cut -d' ' -f1-9 | sed 's/^/# /'
-grep -E '^gen_' $dbg/stats | sed 's/^/# /'
-g0=$(awk '$6 == "db/.sst:g0" { print $7 }' $dbg/labels)
-g1=$(awk '$6 == "db/.sst:g1" { print $7 }' $dbg/labels)
-g0_h=$(handle_of g1 flush_sst $((2 * MiB)) $mnt/db/100.sst)
-g1_h=$(handle_of g1 compact_sst $((2 * MiB)) $mnt/db/100.sst $mnt/db/101.sst)
-diag "generation 0: ${g0:-no} bytes, handle $g0_h; generation 1: ${g1:-no} bytes, handle $g1_h"
-gen_ok=0
-[ "${g0:-0}" -gt 0 ] && [ "${g1:-0}" -gt 0 ] && apart "$g0_h" "$g1_h" && gen_ok=1
-check "files of generations 0 and 1 get their own labels and land on different handles" \
-	[ $gen_ok = 1 ]
-# generations=0: the same kind of file is labelled by its name alone,
-# and the filesystem is no longer watched.
-echo 0 >"$(param generations)"
-in_cg g1 compact_sst $((4 * MiB)) $mnt/db/100.sst $mnt/db/102.sst
-watched=$(awk '$1 == "gen_filesystems" { print $2 }' $dbg/stats)
-echo "$old_gen" >"$(param generations)"
-plain=$(awk '$6 == "db/.sst" { print $7 }' $dbg/labels)
-diag "with generations=0: ${plain:-no} bytes under db/.sst, ${watched:-?} filesystems watched"
-check "generations=0 labels files by name alone and ends the watch" \
-	sh -c "[ '${plain:-0}' -gt 0 ] && [ '${watched:-1}' = 0 ]"
+in_cg c1 rewrite $MiB $mnt/db/old.tmp
+sync
+cls() {	# NAME: labels and bytes of file class NAME
+	awk -v c="$1" '$5 == "file" && $6 == c { n++; b += $7 }
+		END { print n + 0, b + 0 }' $dbg/labels
+}
+read -r nsst bsst < <(cls db/.sst)
+read -r nwal bwal < <(cls db/.wal)
+grep -E ' db/' $dbg/labels | cut -d' ' -f1-9 | sed 's/^/# /'
+read -r _ btmp < <(cls db/old.tmp)
+diag "db/.sst: $nsst labels, $bsst bytes; db/.wal: $nwal labels, $bwal bytes"
+cls_ok=0
+[ "$nsst" = 1 ] && [ "$nwal" = 1 ] && [ "$bsst" -ge $((2 * MiB)) ] &&
+	[ "$bwal" -ge $((2 * MiB)) ] && cls_ok=1
+check "files named alike share one file class, and another pattern has its own" \
+	[ $cls_ok = 1 ]
+mv $mnt/db/old.tmp $mnt/db/50.sst
+in_cg c1 append $((2 * MiB)) $mnt/db/50.sst
+sync
+read -r _ bsst2 < <(cls db/.sst)
+read -r _ btmp2 < <(cls db/old.tmp)
+echo "$sh0" >$lt/sample_shift
+diag "after the rename: db/.sst $bsst -> $bsst2 bytes, db/old.tmp $btmp -> $btmp2 bytes"
+mv_ok=0
+[ $((bsst2 - bsst)) -ge $MiB ] && [ "$btmp" -gt 0 ] && [ "$btmp2" -le "$btmp" ] &&
+	mv_ok=1
+check "a renamed file's next writes carry its new name's class" [ $mv_ok = 1 ]
 umount $mnt
 
 # --- a tenant switch: a new layout within one reclaim age ---------------
@@ -755,26 +733,12 @@ for m in buffered direct; do
 	flag=; [ $m = direct ] && flag=oflag=direct
 	in_cg w$m bash -c "$(declare -f writer); mnt=$mnt errs=$errs; writer $m $flag" &
 done
-# With generations on, each switch away from the policy also ends the
-# filesystem watch its file writes asked for, while the writers' calls
-# run through it; so does turning generations off and on again.
-old_gen=$(cat "$(param generations)")
-echo 1 >"$(param generations)"
 sw_bad=0
-watched=0
 for i in $(seq 1 20); do
 	for p in none hint lifetime; do echo $p >$q/write_stream_policy || sw_bad=1; done
 	sleep 0.2
-	echo 0 >"$(param generations)" && echo 1 >"$(param generations)" || sw_bad=1
-	for j in $(seq 1 20); do
-		grep -q '^gen_filesystems [1-9]' $dbg/stats 2>/dev/null &&
-			{ watched=$((watched + 1)); break; }
-		sleep 0.05
-	done
 done
 echo none >$q/write_stream_policy
-echo "$old_gen" >"$(param generations)"
-diag "a filesystem watched when the policy was switched away: $watched times of 20"
 unloaded=no
 if [ -n "${LIFETIME_KO:-}" ] && grep -q '^blk_lifetime ' /proc/modules; then
 	rmmod blk_lifetime && unloaded=yes
@@ -790,7 +754,7 @@ echo 3 >/proc/sys/vm/drop_caches
 sums_ok=1
 for m in buffered direct; do sha256sum -c --quiet $mnt/w.$m.sum || sums_ok=0; done
 check "policy switches and module reload under writes fail no I/O and lose nothing" \
-	sh -c "[ $sw_bad = 0 ] && [ ! -s $errs ] && [ $sums_ok = 1 ] && [ $watched -gt 0 ]"
+	sh -c "[ $sw_bad = 0 ] && [ ! -s $errs ] && [ $sums_ok = 1 ]"
 umount $mnt
 
 # --- no memory for the owner table: no placement, counted ----------------
