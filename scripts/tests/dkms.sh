@@ -113,7 +113,7 @@ fi
 # Headers of a kernel without the series (Kbuild read as kbuild reads
 # it, with the tree's srctree and configuration).
 mkdir -p "$work/no-series/include/linux"
-out=$(make -f "$TOP/Kbuild" srctree="$work/no-series" CONFIG_MODULES=y CONFIG_FSNOTIFY=y 2>&1); rc=$?
+out=$(make -f "$TOP/Kbuild" srctree="$work/no-series" CONFIG_MODULES=y CONFIG_FS_WRITE_CLASS=y 2>&1); rc=$?
 [ "$rc" != 0 ] && grep -q "cannot take blk-lifetime: its headers .* lack include/linux/blk-stream.h" <<<"$out" &&
 	ok "headers without the series are refused by name" ||
 	not_ok "headers without the series are refused by name" "exit $rc" "$out"
