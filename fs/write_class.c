@@ -20,7 +20,8 @@
  * class stands for.
  *
  * Classes cost a walk of two names at each open for writing, so they are
- * only given while a user wants them (write_class_enable()).  A file
+ * only given while a user wants them (write_class_enable()), and only to
+ * files of filesystems on block devices (FS_REQUIRES_DEV).  A file
  * keeps the class of its last open for writing: a file opened while no
  * one wanted classes has none until it is opened again, and a renamed
  * file takes its new class when next opened.
@@ -29,6 +30,7 @@
 #include <linux/dcache.h>
 #include <linux/export.h>
 #include <linux/fs.h>
+#include <linux/jump_label_ratelimit.h>
 #include <linux/rcupdate.h>
 #include <linux/seqlock.h>
 #include <linux/spinlock.h>
@@ -37,15 +39,24 @@
 
 #include "internal.h"
 
-DEFINE_STATIC_KEY_FALSE(write_class_wanted);
+/*
+ * Its last drop is left to a work item, a second later: users drop it
+ * where cpu_hotplug_lock, which a static key's update takes, must not be
+ * taken, such as a disk's removal with its queue frozen.
+ */
+DEFINE_STATIC_KEY_DEFERRED_FALSE(write_class_wanted, HZ);
 
-/* The longest name read of the file and of its directory. */
+/*
+ * The longest name read of the file and of its directory: longer names
+ * are classed, and named, by their first 64 bytes.
+ */
 #define WRITE_CLASS_READ_LEN	64
 #define WRITE_CLASS_NAMES_BITS	8
 
 /*
  * A raw spinlock, taken with interrupts off: readers may run in any
- * context, also on PREEMPT_RT, and hold it for a copy of a name.
+ * context but NMI, also on PREEMPT_RT, and hold it for a copy of a name.
+ * Writers only try it.
  */
 static DEFINE_RAW_SPINLOCK(write_class_names_lock);
 static struct {
@@ -63,22 +74,24 @@ static struct {
  */
 void write_class_enable(void)
 {
-	static_branch_inc(&write_class_wanted);
+	static_branch_deferred_inc(&write_class_wanted);
 }
-EXPORT_SYMBOL_GPL(write_class_enable);
+EXPORT_SYMBOL_FOR_MODULES(write_class_enable, "blk-lifetime");
 
 /**
  * write_class_disable - drop a write_class_enable()
  *
- * Files keep the classes they have.
+ * Files keep the classes they have.  The last drop takes effect a second
+ * later, from a work item.
  *
- * Context: process context; may sleep.
+ * Context: process context; takes no lock, so may be called with a
+ * queue frozen.
  */
 void write_class_disable(void)
 {
-	static_branch_dec(&write_class_wanted);
+	static_branch_slow_dec_deferred(&write_class_wanted);
 }
-EXPORT_SYMBOL_GPL(write_class_disable);
+EXPORT_SYMBOL_FOR_MODULES(write_class_disable, "blk-lifetime");
 
 /**
  * write_class_pattern - add a name's pattern to a hash
@@ -86,7 +99,8 @@ EXPORT_SYMBOL_GPL(write_class_disable);
  * @len: its length
  * @h: the hash so far
  * @buf: if not %NULL, receives the pattern at *@n, while it has room
- *	(WRITE_CLASS_NAME_LEN - 1 bytes in all); not NUL-terminated
+ *	(WRITE_CLASS_NAME_LEN - 1 bytes in all), with each byte that is not
+ *	printable ASCII, or is a space, as '?'; not NUL-terminated
  * @n: where the pattern goes on in @buf, updated
  *
  * The pattern of a name is the name with digits dropped, or nothing if
@@ -111,22 +125,24 @@ u32 write_class_pattern(const unsigned char *s, unsigned int len, u32 h,
 			continue;
 		h = h * 31 + s[i];
 		if (buf && *n < WRITE_CLASS_NAME_LEN - 1)
-			buf[(*n)++] = s[i];
+			buf[(*n)++] = s[i] > ' ' && s[i] < 0x7f ? s[i] : '?';
 	}
 	return h;
 }
-EXPORT_SYMBOL_GPL(write_class_pattern);
+EXPORT_SYMBOL_FOR_MODULES(write_class_pattern, "blk-lifetime");
 
 /*
  * Copy the name of @dentry, at most WRITE_CLASS_READ_LEN bytes, into
  * @buf; return its length.  Under RCU and a read of rename_lock, which
- * the caller retries: the name may change meanwhile, as in
- * prepend_name().
+ * the caller checks: a rename may change the name meanwhile.  As in
+ * prepend_name(), the name is read after its pointer, and only up to a
+ * NUL, so a length and a pointer from either side of a rename stay
+ * within one name.
  */
 static unsigned int write_class_copy_name(const struct dentry *dentry,
 					  unsigned char *buf)
 {
-	/* Pairs with the release in __d_move(). */
+	/* Pairs with the release in __d_alloc(). */
 	const unsigned char *s = smp_load_acquire(&dentry->d_name.name);
 	unsigned int len = min(READ_ONCE(dentry->d_name.len),
 			       WRITE_CLASS_READ_LEN);
@@ -140,52 +156,76 @@ static unsigned int write_class_copy_name(const struct dentry *dentry,
 	return i;
 }
 
+/*
+ * Hash the name patterns of @dentry's directory and @dentry into a class,
+ * and put them, "dir/name", in @buf.  Takes no reference: the names are
+ * read under RCU, and again under rename_lock if a rename ran meanwhile,
+ * as d_path() reads them.
+ */
+static u16 write_class_of(const struct dentry *dentry, char *buf)
+{
+	unsigned char name[WRITE_CLASS_READ_LEN];
+	const struct dentry *parent;
+	unsigned int len, n;
+	int seq = 0;
+	u32 h;
+
+	rcu_read_lock();
+restart:
+	read_seqbegin_or_lock(&rename_lock, &seq);
+	n = 0;
+	h = 17;
+	parent = READ_ONCE(dentry->d_parent);
+	if (parent != dentry) {
+		len = write_class_copy_name(parent, name);
+		h = write_class_pattern(name, len, h, buf, &n);
+	}
+	h = h * 31 + '/';
+	if (n < WRITE_CLASS_NAME_LEN - 1)
+		buf[n++] = '/';
+	len = write_class_copy_name(dentry, name);
+	h = write_class_pattern(name, len, h, buf, &n);
+	if (need_seqretry(&rename_lock, seq)) {
+		seq = 1;
+		goto restart;
+	}
+	done_seqretry(&rename_lock, seq);
+	rcu_read_unlock();
+	buf[n] = 0;
+	return WRITE_CLASS_FIRST + h % (U16_MAX + 1 - WRITE_CLASS_FIRST);
+}
+
 /**
  * __file_set_write_class - give a file's inode the class of its name
- * @file: a regular file just opened for writing
+ * @file: a file just opened
  *
- * Takes no reference: the names are read under RCU, again if a rename
- * ran meanwhile.
+ * Only a regular file opened for writing, on a filesystem that needs a
+ * block device, gets a class.  The name goes to the table when the
+ * inode's class changes, or when the class's slot is empty, and only if
+ * no one else holds the table: opens of files that keep their class do
+ * not write to anything shared.
  *
  * Context: do_dentry_open(), while write_class_wanted is on.
  */
 void __file_set_write_class(struct file *file)
 {
-	unsigned char dir[WRITE_CLASS_READ_LEN], name[WRITE_CLASS_READ_LEN];
-	const struct dentry *dentry = file->f_path.dentry, *parent;
-	char buf[WRITE_CLASS_NAME_LEN];
-	unsigned int dlen, nlen, n, seq;
 	struct inode *inode = file_inode(file);
+	char buf[WRITE_CLASS_NAME_LEN] = { };
 	unsigned long flags;
 	unsigned int slot;
 	u16 wclass;
-	u32 h;
 
-	rcu_read_lock();
-	do {
-		seq = read_seqbegin(&rename_lock);
-		parent = READ_ONCE(dentry->d_parent);
-		dlen = parent == dentry ? 0 : write_class_copy_name(parent, dir);
-		nlen = write_class_copy_name(dentry, name);
-	} while (read_seqretry(&rename_lock, seq));
-	rcu_read_unlock();
-
-	n = 0;
-	h = write_class_pattern(dir, dlen, 17, buf, &n);
-	h = h * 31 + '/';
-	if (n < WRITE_CLASS_NAME_LEN - 1)
-		buf[n++] = '/';
-	h = write_class_pattern(name, nlen, h, buf, &n);
-	buf[n] = 0;
-	wclass = WRITE_CLASS_FIRST + h % (U16_MAX + 1 - WRITE_CLASS_FIRST);
-
+	if (!(file->f_mode & FMODE_WRITE) || !S_ISREG(inode->i_mode) ||
+	    !(inode->i_sb->s_type->fs_flags & FS_REQUIRES_DEV))
+		return;
+	wclass = write_class_of(file->f_path.dentry, buf);
+	slot = wclass & ((1 << WRITE_CLASS_NAMES_BITS) - 1);
 	if (READ_ONCE(inode->i_write_class) != wclass)
 		inode_set_write_class(inode, wclass);
-
-	slot = wclass & ((1 << WRITE_CLASS_NAMES_BITS) - 1);
-	if (READ_ONCE(write_class_names[slot].wclass) == wclass)
+	else if (READ_ONCE(write_class_names[slot].wclass))
 		return;
-	raw_spin_lock_irqsave(&write_class_names_lock, flags);
+	if (!raw_spin_trylock_irqsave(&write_class_names_lock, flags))
+		return;
 	WRITE_ONCE(write_class_names[slot].wclass, wclass);
 	memcpy(write_class_names[slot].name, buf, sizeof(buf));
 	raw_spin_unlock_irqrestore(&write_class_names_lock, flags);
@@ -197,9 +237,9 @@ void __file_set_write_class(struct file *file)
  * @buf: receives the name, NUL-terminated, e.g. "db/.sst"
  * @size: the size of @buf
  *
- * Context: any context.
+ * Context: any context but NMI.
  * Return: %false, and @buf unchanged, if the name was not kept: another
- * class took its slot in the table.
+ * class took its slot in the table, or none was seen yet.
  */
 bool write_class_name(u16 wclass, char *buf, size_t size)
 {
@@ -219,4 +259,4 @@ bool write_class_name(u16 wclass, char *buf, size_t size)
 		strscpy(buf, name, size);
 	return found;
 }
-EXPORT_SYMBOL_GPL(write_class_name);
+EXPORT_SYMBOL_FOR_MODULES(write_class_name, "blk-lifetime");

@@ -53,7 +53,7 @@
 #include <linux/blkdev.h>
 #include <linux/cgroup.h>
 #include <linux/debugfs.h>
-#include <linux/jump_label.h>
+#include <linux/jump_label_ratelimit.h>
 #include <linux/fs.h>
 #include <linux/kobject.h>
 #include <linux/module.h>
@@ -395,12 +395,14 @@ static DEFINE_MUTEX(lt_timing_mutex);
  * with interrupts off, times how long it is held, and the stats file
  * shows the longest: a measure of the policy's time with interrupts off.
  * A static key, counted by the disks that time: off, it costs a no-op.
+ * Its last drop is left to a work item: lt_exit_disk() may run with the
+ * queue frozen, where cpu_hotplug_lock must not be taken.
  */
-static DEFINE_STATIC_KEY_FALSE(lt_timing);
+static DEFINE_STATIC_KEY_DEFERRED_FALSE(lt_timing, HZ);
 
 static inline void lt_held(struct lt_disk *ld)
 {
-	if (static_branch_unlikely(&lt_timing) && READ_ONCE(ld->timing))
+	if (static_branch_unlikely(&lt_timing.key) && READ_ONCE(ld->timing))
 		ld->held_since = local_clock();
 }
 
@@ -408,7 +410,7 @@ static inline void lt_release(struct lt_disk *ld)
 {
 	u64 d;
 
-	if (static_branch_unlikely(&lt_timing) && ld->held_since) {
+	if (static_branch_unlikely(&lt_timing.key) && ld->held_since) {
 		d = local_clock() - ld->held_since;
 		if (d > ld->held_max) {
 			WRITE_ONCE(ld->held_max, d);
@@ -492,7 +494,7 @@ static u64 lt_src_key(struct bio *bio, const void *src, unsigned long id,
 		class = id;
 		kind = LT_SRC_FILE;
 		if (name && !write_class_name(class, name, LT_NAME_LEN))
-			snprintf(name, LT_NAME_LEN, "class %04x", class);
+			snprintf(name, LT_NAME_LEN, "class:%04x", class);
 	} else if (src == current) {
 		unsigned int n = 0;
 
@@ -2584,9 +2586,9 @@ static void lt_set_timing(struct lt_disk *ld, bool on)
 		return;
 	WRITE_ONCE(ld->timing, on);
 	if (on)
-		static_branch_inc(&lt_timing);
+		static_branch_deferred_inc(&lt_timing);
 	else
-		static_branch_dec(&lt_timing);
+		static_branch_slow_dec_deferred(&lt_timing);
 }
 
 static ssize_t lt_timing_read(struct file *file, char __user *buf,
@@ -2801,6 +2803,7 @@ static int __init lt_init(void)
 static void __exit lt_exit(void)
 {
 	blk_stream_unregister_policy(&lt_policy);
+	static_key_deferred_flush(&lt_timing);
 }
 
 module_init(lt_init);

@@ -27,24 +27,54 @@ bool write_class_name(u16 wclass, char *buf, size_t size);
 u32 write_class_pattern(const unsigned char *s, unsigned int len, u32 h,
 			char *buf, unsigned int *n);
 
+/**
+ * inode_set_write_class - set the write class of an inode
+ * @inode: the inode
+ * @wclass: its class: WRITE_CLASS_BDEV, or one of a name pattern
+ *
+ * Context: any context.
+ */
 static inline void inode_set_write_class(struct inode *inode, u16 wclass)
 {
 	WRITE_ONCE(inode->i_write_class, wclass);
 }
 
-/* Give @bio, built for data of @inode, the inode's write class. */
+/**
+ * bio_set_write_class - give a bio the write class of its file
+ * @bio: a bio built for data of @inode
+ * @inode: the file's inode
+ *
+ * Filesystems call it where they build bios of a file's data, next to
+ * setting bi_write_hint.
+ *
+ * Context: any context.
+ */
 static inline void bio_set_write_class(struct bio *bio,
 				       const struct inode *inode)
 {
 	bio->bi_write_class = READ_ONCE(inode->i_write_class);
 }
 
+/**
+ * bio_copy_write_class - give a bio the write class of another
+ * @dst: a clone or bounce bio of @src
+ * @src: the bio it copies
+ *
+ * Context: any context.
+ */
 static inline void bio_copy_write_class(struct bio *dst,
 					const struct bio *src)
 {
 	dst->bi_write_class = src->bi_write_class;
 }
 
+/**
+ * bio_write_class - the write class of a bio
+ * @bio: the bio
+ *
+ * Context: any context.
+ * Return: the class its filesystem gave it, or WRITE_CLASS_NONE.
+ */
 static inline u16 bio_write_class(const struct bio *bio)
 {
 	return bio->bi_write_class;
@@ -61,6 +91,12 @@ static inline void write_class_disable(void)
 static inline bool write_class_name(u16 wclass, char *buf, size_t size)
 {
 	return false;
+}
+
+static inline u32 write_class_pattern(const unsigned char *s, unsigned int len,
+				      u32 h, char *buf, unsigned int *n)
+{
+	return h;
 }
 
 static inline void inode_set_write_class(struct inode *inode, u16 wclass)

@@ -31,7 +31,7 @@ dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/fdp_lib.sh"
 mnt=/tmp/lifetime_test.mnt
 top=/sys/fs/cgroup/lifetime_test
-nr_tests=38
+nr_tests=40
 
 fdp_named_disk
 lt=/sys/block/$disk/queue/lifetime
@@ -267,6 +267,29 @@ cls_ok=0
 	[ "$bwal" -ge $((2 * MiB)) ] && cls_ok=1
 check "files named alike share one file class, and another pattern has its own" \
 	[ $cls_ok = 1 ]
+
+# A name is shown with its spaces and unprintable bytes as '?', so that a
+# file cannot add a column, or a row, to the table.
+in_cg c1 rewrite $MiB "$mnt/db/my log"
+sync
+read -r nsp bsp < <(cls 'db/my?log')
+bad_rows=$(awk 'NR > 1 && NF != 10' $dbg/labels | wc -l)
+diag "db/my?log: $nsp labels, $bsp bytes; rows of another width: $bad_rows"
+sp_ok=0
+[ "$nsp" = 1 ] && [ "$bsp" -gt 0 ] && [ "$bad_rows" = 0 ] && sp_ok=1
+check "a file name with a space is one column of the labels table" \
+	[ $sp_ok = 1 ]
+
+# Journal blocks are the journal's, not of the files whose data or
+# metadata they copy: ext4's journal writes make labels of the journal
+# kind with no class.
+jrows=$(awk '$4 == "journal"' $dbg/labels | wc -l)
+jcls=$(awk '$4 == "journal" && $5 != "none"' $dbg/labels | wc -l)
+awk '$4 == "journal"' $dbg/labels | cut -d' ' -f1-9 | sed 's/^/# /'
+j_ok=0
+[ "$jrows" -ge 1 ] && [ "$jcls" = 0 ] && j_ok=1
+check "journal writes carry the journal kind and no file class" \
+	[ $j_ok = 1 ]
 mv $mnt/db/old.tmp $mnt/db/50.sst
 in_cg c1 append $((2 * MiB)) $mnt/db/50.sst
 sync
