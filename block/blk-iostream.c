@@ -286,7 +286,7 @@ static void iostream_sync_key(void)
 		if (!READ_ONCE(iostream_key_held))
 			iostream_key_workfn(NULL);
 	} else if (READ_ONCE(iostream_key_held)) {
-		mod_delayed_work(system_wq, &iostream_key_work, HZ);
+		mod_delayed_work(system_percpu_wq, &iostream_key_work, HZ);
 	}
 }
 
@@ -294,7 +294,7 @@ static void iostream_sync_key(void)
 static void iostream_drop_pin(atomic_t *pins)
 {
 	if (atomic_dec_and_test(pins) && pins == &iostream_nr_pins)
-		mod_delayed_work(system_wq, &iostream_key_work, HZ);
+		mod_delayed_work(system_percpu_wq, &iostream_key_work, HZ);
 }
 
 static struct iostream_blkcg *blkcg_to_iostream(struct blkcg *blkcg)
@@ -1098,7 +1098,7 @@ static void iostream_ctr_queue(struct iostream_grp *grp)
 	spin_lock(&iostream_ctr_lock);
 	list_add_tail(&grp->ctr_node, &iostream_ctr_list);
 	spin_unlock(&iostream_ctr_lock);
-	queue_work(system_wq, &iostream_ctr_work);
+	queue_work(system_percpu_wq, &iostream_ctr_work);
 }
 
 /*

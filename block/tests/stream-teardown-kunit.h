@@ -92,7 +92,7 @@ static void teardown_pol_exit(struct gendisk *disk, void *data)
 	if (current->flags & PF_MEMALLOC_NOIO)
 		teardown_count.noio_exits++;
 	if (teardown_count.flush_work) {
-		queue_work(system_wq, &teardown_work);
+		queue_work(system_percpu_wq, &teardown_work);
 		flush_work(&teardown_work);
 	}
 }
