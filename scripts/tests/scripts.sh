@@ -302,5 +302,27 @@ got_log=$(cat "$tmp/hp/qmp.log" 2>/dev/null)
 	not_ok "vm-hotplug answers del only once QEMU reports the device deleted" \
 		"answer '$a6'"
 
+# A failed kselftest subtest names what the test printed before it, so
+# that a CI log shows why without the results directory.
+mkdir -p "$tmp/sum"
+cat >"$tmp/sum/kselftest.tap" <<'EOT'
+TAP version 13
+1..1
+# selftests: fdp: some_test.sh
+# 1..2
+# # unrelated note
+# ok 1 first check
+# # 2 writes failed: Invalid argument
+# not ok 2 second check
+not ok 1 selftests: fdp: some_test.sh # exit=1
+EOT
+out=$("$TOP/scripts/tap-summary" "$tmp/sum" 2>&1)
+if grep -qE '^FAIL kselftest: fdp: some_test\.sh.*: second check \(2 writes failed: Invalid argument\)$' <<<"$out" &&
+   grep -qE '^PASS kselftest: fdp: some_test\.sh.*: first check$' <<<"$out"; then
+	ok "tap-summary shows a failed subtest's diagnostics"
+else
+	not_ok "tap-summary shows a failed subtest's diagnostics" "$out"
+fi
+
 echo "1..$n"
 [ "$failed" = 0 ]
