@@ -88,7 +88,7 @@
 #define LT_MAX_STREAMS		255
 #define LT_TENANT_SHARED	U16_MAX
 /*
- * Or'ed into a tenant index by lifetime.c for a write an earlier rule
+ * Or'ed into a tenant index by lt-bio.c for a write an earlier rule
  * placed (an io.stream pin, a filesystem's kind, the application): it
  * counts for the clock and the tracker, not for the tenant's activity.
  */

@@ -2,16 +2,16 @@
 /*
  * KUnit tests of the lifetime policy's death tracker and planner.  The
  * cases live in lt-cases.h and also run in userspace from
- * tools/testing/lifetime.  This file is included at the end of
- * lifetime.c, so the cases below, which need the policy's own code (the
- * per-CPU logs), run in the kernel only.
+ * tools/testing/lifetime.  The cases below need the policy's own code
+ * (the per-CPU logs, the tenants, the worker), which lifetime.h makes
+ * visible to them in a kernel with KUnit; they run in the kernel only.
  */
 #include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 
-#include "../lt-core.h"
+#include "../lifetime.h"
 
 #define LT_TEST_CTX struct kunit
 
