@@ -109,16 +109,20 @@ placing() {	# NAME
 
 # Write VALUE to FILE; an error is expected only once the removal started
 # ($tmp/removing), and then only ENODEV (the disk is dead) or ENOENT (the
-# file went).  Others go to $tmp/errors.
+# file went).  Others go to $tmp/errors, with the disk's size then (0
+# once the driver started removing it) and whether the removal had
+# started, so that a failure says which it was.
 set_checked() {	# FILE VALUE
-	local err
+	local err sz rm=no
 
 	err=$({ echo "$2" >"$1"; } 2>&1) && return 0
+	[ -e $tmp/removing ] && rm=yes
 	case $err in
 	*"No such device"*|*"No such file or directory"*)
-		[ -e $tmp/removing ] && return 1 ;;
+		[ $rm = yes ] && return 1 ;;
 	esac
-	echo "$2 > ${1##*/}: ${err##*: }" >>$tmp/errors
+	sz=$(cat "${1%/queue/*}/size" 2>/dev/null) || sz=gone
+	echo "$2 > ${1##*/}: ${err##*: } (size $sz, removing $rm)" >>$tmp/errors
 	return 1
 }
 
