@@ -1141,6 +1141,41 @@ static noinline bool iostream_count_early(struct iostream_grp *grp,
 	return true;
 }
 
+/* Count a write of @size bytes to stream @s in @blkg's counters @ctr. */
+static __always_inline void iostream_account(struct blkcg_gq *blkg,
+					     struct iostream_counters *ctr,
+					     unsigned int s, unsigned int size,
+					     bool fallback)
+{
+	struct iostream_cpu_stat *c = get_cpu_ptr(ctr->pcpu);
+	unsigned long flags;
+
+	flags = u64_stats_update_begin_irqsave(&c->syncp);
+	if (likely(s < c->nr)) {
+		u64_stats_add(&c->stream[s].bytes, size);
+		u64_stats_inc(&c->stream[s].ios);
+	}
+	if (fallback)
+		u64_stats_inc(&c->fallback.ios);
+	u64_stats_update_end_irqrestore(&c->syncp, flags);
+	/* After the counts: see iostream_pd_flush(). */
+	smp_store_release(&c->dirty, 1);
+	blkg_rstat_updated(blkg);
+	put_cpu_ptr(ctr->pcpu);
+}
+
+/* blkcg_account_write_stream() for a cgroup not yet given its counters. */
+static noinline void iostream_account_early(struct bio *bio,
+					    struct iostream_grp *grp,
+					    bool fallback)
+{
+	unsigned int s = bio->bi_write_stream, size = bio->bi_iter.bi_size;
+
+	if (!iostream_count_early(grp, s, size, fallback))
+		iostream_account(bio->bi_blkg, iostream_ctr(grp), s, size,
+				 fallback);
+}
+
 /**
  * blkcg_account_write_stream - count a decided write for its cgroup
  * @bio: a write bio with its final bi_write_stream
@@ -1152,36 +1187,23 @@ static noinline bool iostream_count_early(struct iostream_grp *grp,
  */
 void blkcg_account_write_stream(struct bio *bio, bool fallback)
 {
-	unsigned int s = bio->bi_write_stream, size = bio->bi_iter.bi_size;
+	struct blkcg_gq *blkg = bio->bi_blkg;
 	struct iostream_counters *ctr;
-	struct iostream_cpu_stat *c;
 	struct iostream_grp *grp;
-	unsigned long flags;
 
-	if (!bio->bi_blkg || !bio->bi_blkg->q->limits.max_write_streams)
+	if (!blkg || !blkg->q->limits.max_write_streams)
 		return;
-	grp = blkg_to_iostream(bio->bi_blkg);
+	grp = blkg_to_iostream(blkg);
 	if (!grp)
 		return;
 	ctr = iostream_ctr(grp);
+	/* Out of line, so that the common case keeps no value across a call. */
 	if (unlikely(!ctr)) {
-		if (iostream_count_early(grp, s, size, fallback))
-			return;
-		ctr = iostream_ctr(grp);
+		iostream_account_early(bio, grp, fallback);
+		return;
 	}
-	c = get_cpu_ptr(ctr->pcpu);
-	flags = u64_stats_update_begin_irqsave(&c->syncp);
-	if (s < c->nr) {
-		u64_stats_add(&c->stream[s].bytes, size);
-		u64_stats_inc(&c->stream[s].ios);
-	}
-	if (fallback)
-		u64_stats_inc(&c->fallback.ios);
-	u64_stats_update_end_irqrestore(&c->syncp, flags);
-	/* After the counts: see iostream_pd_flush(). */
-	smp_store_release(&c->dirty, 1);
-	blkg_rstat_updated(bio->bi_blkg);
-	put_cpu_ptr(ctr->pcpu);
+	iostream_account(blkg, ctr, bio->bi_write_stream,
+			 bio->bi_iter.bi_size, fallback);
 }
 
 /* @c's counts of @p, into @n. */

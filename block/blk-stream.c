@@ -238,16 +238,20 @@ static noinline void bio_shadow_write_stream(struct bio *bio,
 	rcu_read_unlock();
 }
 
-/* Store the decided stream, checked against the disk, and count it. */
-static void bio_finish_write_stream(struct bio *bio, unsigned int stream,
-				    enum blk_stream_rule rule)
+/*
+ * The rare cases of bio_finish_write_stream(): a stream the disk no
+ * longer has, policies running in shadow, or the tracepoint enabled.
+ */
+static noinline void bio_finish_write_stream_slow(struct bio *bio,
+						  unsigned int stream,
+						  enum blk_stream_rule rule)
 {
 	struct gendisk *disk = bio->bi_bdev->bd_disk;
 	unsigned int decided = stream;
 	bool fallback = false;
 
 	/* The disk may have lost streams since the value was chosen. */
-	if (unlikely(stream > disk->queue->limits.max_write_streams)) {
+	if (stream > disk->queue->limits.max_write_streams) {
 		stream = 0;
 		fallback = true;
 	}
@@ -259,6 +263,28 @@ static void bio_finish_write_stream(struct bio *bio, unsigned int stream,
 	}
 	if (static_branch_likely(&blk_stream_placing))
 		blkcg_account_write_stream(bio, fallback);
+}
+
+/*
+ * Store the decided stream, checked against the disk, and count it.
+ * Inline: every decided write ends here, and most need only the store
+ * and the count.
+ */
+static __always_inline void bio_finish_write_stream(struct bio *bio,
+						    unsigned int stream,
+						    enum blk_stream_rule rule)
+{
+	struct request_queue *q = bdev_get_queue(bio->bi_bdev);
+
+	if (unlikely(stream > q->limits.max_write_streams ||
+		     static_branch_unlikely(&blk_stream_shadowing) ||
+		     trace_block_write_stream_enabled())) {
+		bio_finish_write_stream_slow(bio, stream, rule);
+		return;
+	}
+	bio->bi_write_stream = stream;
+	if (static_branch_likely(&blk_stream_placing))
+		blkcg_account_write_stream(bio, false);
 }
 
 /* An invalidation is shown to the policy and traced; it has no stream. */

@@ -2,8 +2,9 @@
 /*
  * KUnit tests of the write stream decision point as a whole: the order of
  * its rules, a policy switch while a bio is being decided, no policy on a
- * disk without streams, no io.stat counts from tracing, and the decision
- * of a bio that a stacking device passed down.  Included at the end of
+ * disk without streams, no io.stat counts from tracing, a stream beyond
+ * the disk's, and the decision of a bio that a stacking device passed
+ * down.  Included at the end of
  * block/blk-iostream.c, whose private structures stand in for a cgroup
  * with an io.stream setting; the bios are decided on disks that are
  * allocated but never added.
@@ -436,6 +437,48 @@ static void stream_order_test_trace_counts_nothing(struct kunit *test)
 }
 
 /*
+ * A stream beyond the disk's (streams the disk lost after the policy
+ * chose) is dropped: the write goes to stream 0, the device's default,
+ * and io.stat counts it there and as a fallback, not as a write to the
+ * stream chosen.  A stream the disk has is counted as one.
+ */
+static void stream_order_test_beyond_disk(struct kunit *test)
+{
+	struct iostream_count sum[IOSTREAM_CHUNK];
+	struct gendisk *disk = order_disk(test);
+	struct iostream_grp *grp;
+	u64 fallback;
+	struct bio bio;
+
+	KUNIT_ASSERT_EQ(test, blkcg_activate_policy(disk, &blkcg_policy_iostream),
+			0);
+	order_set_policy(test, disk, order_policy.name);
+	order_bio_init(&bio, disk);
+	bio.bi_blkg = disk->queue->root_blkg;
+
+	order_policy_stream = ORDER_STREAMS;
+	__bio_set_write_stream(&bio);
+	KUNIT_EXPECT_EQ(test, bio.bi_write_stream, ORDER_STREAMS);
+
+	order_policy_stream = ORDER_STREAMS + 1;
+	bio.bi_write_stream = 0;
+	__bio_set_write_stream(&bio);
+	KUNIT_EXPECT_EQ(test, bio.bi_write_stream, 0);
+
+	/* The counts are summed by rstat once the cgroup has its counters. */
+	css_rstat_flush(&blkcg_root.css);
+	grp = blkg_to_iostream(disk->queue->root_blkg);
+	KUNIT_ASSERT_NOT_NULL(test, grp);
+	iostream_grp_sum(grp, 0, sum, &fallback);
+	KUNIT_EXPECT_EQ(test, sum[ORDER_STREAMS].ios, 1);
+	KUNIT_EXPECT_EQ(test, sum[0].ios, 1);
+	KUNIT_EXPECT_EQ(test, fallback, 1);
+
+	bio.bi_blkg = NULL;
+	order_put_disk(disk);
+}
+
+/*
  * A write to a device that passes the decision down is marked, not
  * decided; a clone keeps the mark through another such device and is
  * decided once, by submit_bio_noacct()'s hook, on the first device that
@@ -523,6 +566,7 @@ static struct kunit_case stream_order_test_cases[] = {
 	KUNIT_CASE_SLOW(stream_order_test_switch),
 	KUNIT_CASE(stream_order_test_no_streams),
 	KUNIT_CASE(stream_order_test_trace_counts_nothing),
+	KUNIT_CASE(stream_order_test_beyond_disk),
 	KUNIT_CASE(stream_order_test_passed_below),
 	{}
 };
