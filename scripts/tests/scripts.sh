@@ -324,5 +324,35 @@ else
 	not_ok "tap-summary shows a failed subtest's diagnostics" "$out"
 fi
 
+# bench-insn's tables from a results directory: two runs of two
+# policies, so that the change is the mean of the runs' differences
+# with Student's t interval (t = 12.706 for one degree of freedom), and
+# a compiler's copy of a decision point function counts as its own.
+b=$tmp/binsn
+mkdir -p "$b"
+printf 'io_uring\n\n\n' >"$b/settings"
+cat >"$b/kallsyms" <<'EOT'
+ffffffff81000000 T submit_bio
+ffffffff81001000 T __bio_set_write_stream
+ffffffff81002000 t bio_set_placed_write_stream.constprop.0
+ffffffff81003000 T other
+ffffffffa0000000 t lt_decide	[blk_lifetime]
+ffffffffa0001000 t lt_end	[blk_lifetime]
+EOT
+printf '0 ext4 direct none 10 5 1\n1 ext4 direct lifetime 10 5 1\n' >"$b/MANIFEST"
+printf '2 ext4 direct none 10 5 2\n3 ext4 direct lifetime 10 5 2\n' >>"$b/MANIFEST"
+printf 'ffffffff81000010 900\ntotal 1000\n' >"$b/count.0"
+printf 'ffffffff81001000 100\nffffffff81002004 50\nffffffffa0000008 40\ntotal 1300\n' >"$b/count.1"
+printf 'ffffffff81000010 1000\ntotal 1100\n' >"$b/count.2"
+printf 'ffffffff81001000 100\nffffffff81002004 50\nffffffffa0000008 40\ntotal 1200\n' >"$b/count.3"
+out=$("$TOP/scripts/bench-insn" --report "$b" 2>&1)
+want='| lifetime | 10 | 125 | +20 +- 127 (+19.0% +- 121.0%) | 15.0 | 4.0 | 0.0 | 5 | lt_decide 4 |'
+if grep -qxF '| none | 10 | 105 |  | 0.0 | 0.0 | 0.0 | 5 |  |' <<<"$out" &&
+   grep -qxF "$want" <<<"$out" && grep -q 'the mean of 2 runs' <<<"$out"; then
+	ok "bench-insn reports the mean change of several runs with its interval"
+else
+	not_ok "bench-insn reports the mean change of several runs with its interval" "$out"
+fi
+
 echo "1..$n"
 [ "$failed" = 0 ]
