@@ -324,6 +324,32 @@ else
 	not_ok "tap-summary shows a failed subtest's diagnostics" "$out"
 fi
 
+# A second guest's results (run-tests' boot with 512-byte sectors) count
+# with the first's, named by the guest: its tests, and its kernel log,
+# which fails the run on an oops; its KUnit suites are the first boot's
+# again and do not count twice.
+mkdir -p "$tmp/sum/guest-lba512"
+cat >"$tmp/sum/guest-lba512/kselftest.tap" <<'EOT'
+TAP version 13
+1..1
+# selftests: fdp: other_test.sh
+ok 1 selftests: fdp: other_test.sh
+EOT
+printf '[    1.0] Oops: int3: 0000 [#1] SMP\n' >"$tmp/sum/guest-lba512/console.log"
+printf '    ok 1 case\nok 1 suite\n' >"$tmp/sum/guest-lba512/kunit.log"
+out=$("$TOP/scripts/tap-summary" "$tmp/sum" 2>&1)
+rc=$?
+if [ "$rc" = 1 ] &&
+   grep -qE '^PASS kselftest\[lba512\]: fdp: other_test\.sh$' <<<"$out" &&
+   grep -qE '^FAIL kernel: kernel_log_clean\[lba512\]' <<<"$out" &&
+   grep -qE '^PASS kernel: kernel_log_clean$' <<<"$out" &&
+   ! grep -q 'suite' <<<"$out" &&
+   [ "$(tail -n 1 <<<"$out")" = "3 passed, 2 failed, 0 skipped" ]; then
+	ok "tap-summary counts a second guest's tests and kernel log"
+else
+	not_ok "tap-summary counts a second guest's tests and kernel log" "rc $rc" "$out"
+fi
+
 # bench-insn's tables from a results directory: two runs of two
 # policies, so that the change is the mean of the runs' differences
 # with Student's t interval (t = 12.706 for one degree of freedom), and
