@@ -56,6 +56,17 @@ static inline void bio_set_write_class(struct bio *bio,
 }
 
 /**
+ * bio_clear_write_class - give a bio no write class
+ * @bio: a bio being initialised
+ *
+ * Context: any context.
+ */
+static inline void bio_clear_write_class(struct bio *bio)
+{
+	bio->bi_write_class = WRITE_CLASS_NONE;
+}
+
+/**
  * bio_copy_write_class - give a bio the write class of another
  * @dst: a clone or bounce bio of @src
  * @src: the bio it copies
@@ -105,6 +116,10 @@ static inline void inode_set_write_class(struct inode *inode, u16 wclass)
 
 static inline void bio_set_write_class(struct bio *bio,
 				       const struct inode *inode)
+{
+}
+
+static inline void bio_clear_write_class(struct bio *bio)
 {
 }
 
