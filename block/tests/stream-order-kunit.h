@@ -18,6 +18,7 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/write_class.h>
 #include <trace/events/block.h>
 
 #define ORDER_STREAMS	8
@@ -546,6 +547,33 @@ static void stream_order_test_passed_below(struct kunit *test)
 	order_put_disk(top);
 }
 
+/*
+ * A bio a driver builds to write another's data (an encrypted or a
+ * corrupted copy) gets everything the decision reads of the bio.
+ */
+static void stream_order_test_copy_placement(struct kunit *test)
+{
+	struct bio src, dst;
+
+	bio_init(&src, NULL, NULL, 0, REQ_OP_WRITE);
+	bio_init(&dst, NULL, NULL, 0, REQ_OP_WRITE);
+	src.bi_write_hint = WRITE_LIFE_SHORT;
+	src.bi_write_stream = 3;
+	src.bi_stream_undecided = true;
+	bio_set_write_kind(&src, WRITE_KIND_JOURNAL);
+#ifdef CONFIG_FS_WRITE_CLASS
+	src.bi_write_class = WRITE_CLASS_FIRST + 1;
+#endif
+	bio_copy_placement(&dst, &src);
+	KUNIT_EXPECT_EQ(test, dst.bi_write_hint, WRITE_LIFE_SHORT);
+	KUNIT_EXPECT_EQ(test, dst.bi_write_stream, 3);
+	KUNIT_EXPECT_TRUE(test, dst.bi_stream_undecided);
+	KUNIT_EXPECT_EQ(test, bio_write_kind(&dst), WRITE_KIND_JOURNAL);
+	KUNIT_EXPECT_EQ(test, bio_write_class(&dst), bio_write_class(&src));
+	bio_uninit(&dst);
+	bio_uninit(&src);
+}
+
 static int stream_order_suite_init(struct kunit_suite *suite)
 {
 	int ret = blk_stream_register_policy(&order_policy);
@@ -568,6 +596,7 @@ static struct kunit_case stream_order_test_cases[] = {
 	KUNIT_CASE(stream_order_test_trace_counts_nothing),
 	KUNIT_CASE(stream_order_test_beyond_disk),
 	KUNIT_CASE(stream_order_test_passed_below),
+	KUNIT_CASE(stream_order_test_copy_placement),
 	{}
 };
 

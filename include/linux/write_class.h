@@ -67,19 +67,6 @@ static inline void bio_clear_write_class(struct bio *bio)
 }
 
 /**
- * bio_copy_write_class - give a bio the write class of another
- * @dst: a clone or bounce bio of @src
- * @src: the bio it copies
- *
- * Context: any context.
- */
-static inline void bio_copy_write_class(struct bio *dst,
-					const struct bio *src)
-{
-	dst->bi_write_class = src->bi_write_class;
-}
-
-/**
  * bio_write_class - the write class of a bio
  * @bio: the bio
  *
@@ -120,11 +107,6 @@ static inline void bio_set_write_class(struct bio *bio,
 }
 
 static inline void bio_clear_write_class(struct bio *bio)
-{
-}
-
-static inline void bio_copy_write_class(struct bio *dst,
-					const struct bio *src)
 {
 }
 

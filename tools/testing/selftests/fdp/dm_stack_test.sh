@@ -4,9 +4,10 @@
 # Placement through device-mapper, checked on the device: writes to a
 # dm-linear device on part of an FDP namespace (an LVM volume), to a
 # dm-crypt device on top of that one, to a dm-thin volume whose pool has
-# its data and metadata on the namespace, and to the origin of a fresh
-# snapshot of the namespace's first 128 MiB, must land on the placement
-# handle that the stream decided for them names, whoever decided it:
+# its data and metadata on the namespace, to the origin of a fresh
+# snapshot of the namespace's first 128 MiB, and to a dm-flakey device
+# on the namespace, must land on the placement handle that the stream
+# decided for them names, whoever decided it:
 #
 #  - the stacked device offers the namespace's write streams;
 #  - a stream the application sets on its fd of the stacked device
@@ -20,7 +21,11 @@
 #    stacked device;
 #  - and settings that no decision would read are refused: io.stream
 #    lines for a mapped device fail, and it offers no placement policy;
-#  - a target not known to carry streams (dm-flakey) offers none.
+#  - a target that drops streams (dm-mirror) offers none.
+#
+# dm-flakey, told to corrupt every write, writes corrupted copies of the
+# bios it gets, which must carry the application's stream and, when sync
+# writes back a cgroup's dirty pages, that cgroup, for its pin to apply.
 #
 # With ext4 on dm-crypt over dm-linear (on dm-linear without dm-crypt):
 #
@@ -46,9 +51,10 @@
 # /dev/nvme0n1), whose data it destroys; without it, it skips.  It skips
 # too when the named namespace has fewer than five write streams (unless
 # $FDP_HANDLES says it has them), and when dmsetup or the kernel's
-# device-mapper is missing; the dm-crypt, dm-thin and snapshot cases skip
-# without their targets.  Needs cgroup v2 with the io controller.  Runs as
-# root; the mapped devices are removed however the test ends.
+# device-mapper is missing; the dm-crypt, dm-thin, snapshot, dm-flakey
+# and dm-mirror cases skip without their targets.  Needs cgroup v2 with
+# the io and memory controllers.  Runs as root; the mapped devices are
+# removed however the test ends.
 
 MiB=$((1024 * 1024))
 size=$((32 * MiB))
@@ -70,9 +76,10 @@ cow=fdp_dm_stack_cow
 snap=fdp_dm_stack_snap
 origin=fdp_dm_stack_origin
 flakey=fdp_dm_stack_flakey
+mirror=fdp_dm_stack_mirror
 mnt=/mnt/dm_stack_test
 journal_stream=2
-nr_tests=28
+nr_tests=36
 
 # Let dmsetup make its device nodes itself: the test runs without udev.
 export DM_DISABLE_UDEV=1
@@ -82,7 +89,7 @@ cleanup() {
 	local n
 
 	umount $mnt 2>/dev/null
-	for n in $crypt $origin $snap $cow $lin $thin $pool $meta $data $flakey; do
+	for n in $crypt $origin $snap $cow $lin $thin $pool $meta $data $flakey $mirror; do
 		dms remove $n 2>/dev/null
 	done
 	rmdir $top/pinned $top/counted 2>/dev/null
@@ -96,11 +103,12 @@ command -v dmsetup >/dev/null || skip_all "no dmsetup: install it (Debian: dmset
 [ -c /dev/mapper/control ] || grep -qw device-mapper /proc/devices ||
 	skip_all "no device-mapper: build CONFIG_BLK_DEV_DM"
 dms targets >/dev/null 2>&1 || skip_all "dmsetup cannot talk to device-mapper"
-have_crypt=0 have_thin=0 have_snap=0 have_flakey=0
+have_crypt=0 have_thin=0 have_snap=0 have_flakey=0 have_mirror=0
 dms targets | grep -qw crypt && have_crypt=1
 dms targets | grep -qw thin-pool && have_thin=1
 dms targets | grep -qw snapshot-origin && have_snap=1
 dms targets | grep -qw flakey && have_flakey=1
+dms targets | grep -qw mirror && have_mirror=1
 
 diag "testing on $disk (FDP_TEST_DEV=$FDP_TEST_DEV); its data is destroyed"
 echo "+io" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
@@ -142,6 +150,12 @@ if [ $have_snap = 1 ]; then
 		dms create $cow &&
 	echo "0 $origin_sectors snapshot-origin /dev/$disk" | dms create $origin ||
 		bail "cannot create a snapshot origin on $disk"
+fi
+# dm-flakey on 32 MiB of the namespace from 736 MiB on, up all the time:
+# it passes every bio through.
+if [ $have_flakey = 1 ]; then
+	echo "0 $((32 * MiB / 512)) flakey /dev/$disk $((736 * MiB / 512)) 1 0" |
+		dms create $flakey || bail "cannot create dm-flakey on $disk"
 fi
 # A new snapshot of the origin, in 512 KiB chunks, none copied yet: each
 # write of the origin is then the first to its chunk, and held.
@@ -328,13 +342,57 @@ cases_or_skip $have_thin $thin dm-thin "no thin-pool target (CONFIG_DM_THIN_PROV
 cases_or_skip $have_snap $origin "snapshot origin on the namespace" \
 	"no snapshot-origin target (CONFIG_DM_SNAPSHOT)"
 
-name="dm-flakey, which does not say it carries streams, offers none"
+cases_or_skip $have_flakey $flakey dm-flakey "no flakey target (CONFIG_DM_FLAKEY)"
+
+# The same dm-flakey, now down all the time and corrupting every write it
+# gets: it writes a corrupted copy of each bio, not the bio.
+names=("dm-flakey corrupting writes: the copies reach the namespace"
+       "dm-flakey corrupting writes: the application's stream reaches the namespace"
+       "dm-flakey corrupting writes: the writeback of a pinned cgroup lands on the pin")
 if [ $have_flakey = 1 ]; then
-	echo "0 $((32 * MiB / 512)) flakey /dev/$disk $((736 * MiB / 512)) 1 0" |
-		dms create $flakey || bail "cannot create dm-flakey on $disk"
-	check "$name" [ "$(cat /sys/block/"$(dm_name $flakey)"/queue/max_write_streams)" = 0 ]
+	dms remove $flakey || bail "cannot remove $flakey"
+	corrupt="2 random_write_corrupt 1000000000"
+	echo "0 $((32 * MiB / 512)) flakey /dev/$disk $((736 * MiB / 512)) 0 1 $corrupt" |
+		dms create $flakey || bail "cannot create a corrupting dm-flakey on $disk"
+	read -r on off < <(watch_write $((app_stream - 1)) /dev/mapper/$flakey \
+			   --stream $app_stream)
+	# fdp_tool writes the same MiB over and over: the first two MiB on
+	# the namespace differ only if dm-flakey wrote corrupted copies.
+	mib() { dd if=/dev/$disk bs=1M skip=$1 count=1 iflag=direct status=none; }
+	check "${names[0]}" eval "! cmp -s <(mib 736) <(mib 737)"
+	diag "dm-flakey corrupting writes, application stream $app_stream:" \
+	     "$on bytes on handle $((app_stream - 1)), $off on others"
+	check "${names[1]}" landed "$on" "$off"
+	# Dirty pages of the device, written by the pinned cgroup and written
+	# back by sync, outside it.  The open fd keeps dd's close from
+	# writing them back itself.
+	exec 9</dev/mapper/$flakey
+	out=$("$tool" watch --interval 1 -- bash -c \
+		"echo \$BASHPID >$top/pinned/cgroup.procs &&
+		 dd if=/dev/urandom of=/dev/mapper/$flakey bs=1M \
+		    count=$((size / MiB)) status=none &&
+		 echo \$BASHPID >/sys/fs/cgroup/cgroup.procs && sync")
+	exec 9<&-
+	read -r on off < <(handle_split $((pin_stream - 1)) <<<"$out")
+	diag "dm-flakey corrupting writes, writeback of the pinned cgroup:" \
+	     "$on bytes on handle $((pin_stream - 1)), $off on others"
+	check "${names[2]}" landed "$on" "$off"
 else
-	ktap_test_skip "$name: no flakey target (CONFIG_DM_FLAKEY)"
+	for c in "${names[@]}"; do
+		ktap_test_skip "$c: no flakey target (CONFIG_DM_FLAKEY)"
+	done
+fi
+
+# dm-mirror writes each leg through bios of its own, which carry no
+# stream: it offers none.  Two legs of 16 MiB from 768 MiB on, no resync.
+name="dm-mirror, which drops streams, offers none"
+if [ $have_mirror = 1 ]; then
+	legs="2 /dev/$disk $((768 * MiB / 512)) /dev/$disk $((784 * MiB / 512))"
+	echo "0 $((16 * MiB / 512)) mirror core 2 1024 nosync $legs" |
+		dms create $mirror || bail "cannot create dm-mirror on $disk"
+	check "$name" [ "$(cat /sys/block/"$(dm_name $mirror)"/queue/max_write_streams)" = 0 ]
+else
+	ktap_test_skip "$name: no mirror target (CONFIG_DM_MIRROR)"
 fi
 
 cleanup
