@@ -21,7 +21,8 @@
 #    stacked device;
 #  - and settings that no decision would read are refused: io.stream
 #    lines for a mapped device fail, and it offers no placement policy;
-#  - a target that drops streams (dm-mirror) offers none.
+#  - a target that would lose streams (dm-mirror, whose legs dm-io
+#    writes) offers none.
 #
 # dm-flakey, told to corrupt every write, writes corrupted copies of the
 # bios it gets, which must carry the application's stream and, when sync
@@ -52,9 +53,10 @@
 # too when the named namespace has fewer than five write streams (unless
 # $FDP_HANDLES says it has them), and when dmsetup or the kernel's
 # device-mapper is missing; the dm-crypt, dm-thin, snapshot, dm-flakey
-# and dm-mirror cases skip without their targets.  Needs cgroup v2 with
-# the io and memory controllers.  Runs as root; the mapped devices are
-# removed however the test ends.
+# and dm-mirror cases skip without their targets.  It fails on a
+# namespace of less than 800 MiB, the part of it the test maps.  Needs
+# cgroup v2 with the io and memory controllers.  Runs as root; the
+# mapped devices are removed however the test ends.
 
 MiB=$((1024 * 1024))
 size=$((32 * MiB))
@@ -88,8 +90,10 @@ dms() { dmsetup --noudevsync "$@"; }
 cleanup() {
 	local n
 
+	exec 9<&- 2>/dev/null	# the fd the dm-flakey writeback case holds
 	umount $mnt 2>/dev/null
-	for n in $crypt $origin $snap $cow $lin $thin $pool $meta $data $flakey $mirror; do
+	for n in $crypt $origin $snap $cow $lin $thin $pool $meta $data \
+		 $flakey $mirror; do
 		dms remove $n 2>/dev/null
 	done
 	rmdir $top/pinned $top/counted 2>/dev/null
@@ -99,6 +103,8 @@ cleanup() {
 }
 
 fdp_named_disk 5
+[ "$(cat /sys/block/$disk/size)" -ge $((800 * MiB / 512)) ] ||
+	bail "$disk has less than the 800 MiB the test maps"
 command -v dmsetup >/dev/null || skip_all "no dmsetup: install it (Debian: dmsetup)"
 [ -c /dev/mapper/control ] || grep -qw device-mapper /proc/devices ||
 	skip_all "no device-mapper: build CONFIG_BLK_DEV_DM"
@@ -383,9 +389,10 @@ else
 	done
 fi
 
-# dm-mirror writes each leg through bios of its own, which carry no
-# stream: it offers none.  Two legs of 16 MiB from 768 MiB on, no resync.
-name="dm-mirror, which drops streams, offers none"
+# dm-mirror writes each leg through bios of its own (dm-io), which would
+# lose the stream: it offers none.  Two legs of 16 MiB from 768 MiB on,
+# no resync.
+name="dm-mirror, which would lose streams, offers none"
 if [ $have_mirror = 1 ]; then
 	legs="2 /dev/$disk $((768 * MiB / 512)) /dev/$disk $((784 * MiB / 512))"
 	echo "0 $((16 * MiB / 512)) mirror core 2 1024 nosync $legs" |
