@@ -224,6 +224,35 @@ else
 	not_ok "guest tests" "no kernel at $kernel"
 fi
 
+# QEMU that dies of a signal before the guest's command starts (as an
+# assertion in a device model makes it) gets one more boot; a second
+# death fails the run.  A fake QEMU aborts on its first N calls, then
+# plays the guest: it writes the command's output and status.
+mkdir -p "$tmp/fq"
+cat >"$tmp/fq/qemu-system-x86_64" <<'EOQ'
+#!/bin/bash
+n=$(cat "$FAKE_QEMU_CALLS" 2>/dev/null || echo 0)
+echo $((n + 1)) >"$FAKE_QEMU_CALLS"
+[ "$n" -lt "$FAKE_QEMU_ABORTS" ] && kill -ABRT $$
+for a in "$@"; do
+	case $a in local,id=results,path=*) d=${a#local,id=results,path=}; d=${d%%,*} ;; esac
+done
+echo "from the second boot" >"$d/output"
+echo 0 >"$d/rc"
+EOQ
+chmod +x "$tmp/fq/qemu-system-x86_64"
+: >"$tmp/fq/bzImage"
+out=$(FAKE_QEMU_CALLS=$tmp/fq/calls FAKE_QEMU_ABORTS=1 PATH="$tmp/fq:$PATH" \
+	"$TOP/scripts/vm-run" --kernel "$tmp/fq/bzImage" --plain-size 0 --out "$tmp/fq/once" -- true 2>&1); rc=$?
+[ "$rc" = 0 ] && grep -q "QEMU died (exit 134) before the guest's command started; booting again" <<<"$out" &&
+	grep -q "from the second boot" <<<"$out" && [ -f "$tmp/fq/once/qemu-1.log" ] &&
+	ok "vm-run boots again when QEMU dies before the command starts" ||
+	not_ok "vm-run boots again when QEMU dies before the command starts" "exit $rc" "$(tail -n 5 <<<"$out")"
+rm -f "$tmp/fq/calls"
+expect "vm-run fails when QEMU dies twice" "guest died before the command finished \(QEMU exit 134\)" \
+	env FAKE_QEMU_CALLS="$tmp/fq/calls" FAKE_QEMU_ABORTS=2 PATH="$tmp/fq:$PATH" \
+	"$TOP/scripts/vm-run" --kernel "$tmp/fq/bzImage" --plain-size 0 --out "$tmp/fq/twice" -- true
+
 # vm-hotplug turns the guest's requests into QMP commands, against a fake
 # QMP server that records them, refuses an unknown id as QEMU does, and
 # reports a deleted device a little after device_del returns ("stuck"
