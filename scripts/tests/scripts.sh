@@ -33,7 +33,8 @@ expect() {
 echo "TAP version 13"
 
 for s in install-deps prepare-tree build-kernel vm-run run-tests export-series update-patches demo \
-	bench-iostream scenario-iostream14 fdp-trace bench-fs-hints dbbench-hints waf-eval bench-insn build-deb xfstests; do
+	bench-iostream scenario-iostream14 fdp-trace bench-fs-hints dbbench-hints waf-eval bench-insn build-deb xfstests \
+	fresh-machine; do
 	[ -x "$TOP/scripts/$s" ] || { not_ok "$s exists"; continue; }
 	expect "$s rejects an unknown option" "unknown option.*--bogus" "$TOP/scripts/$s" --bogus
 	out=$("$TOP/scripts/$s" --help 2>&1); rc=$?
