@@ -45,6 +45,19 @@ for s in install-deps prepare-tree build-kernel vm-run run-tests export-series u
 	fi
 done
 
+# fresh-machine removes its chroot at the end: it must never take a
+# directory it did not make, nor one another run is using.
+expect "fresh-machine refuses --dir /" "not a place for a chroot" \
+	"$TOP/scripts/fresh-machine" --dir / true
+mkdir -p "$tmp/fm/root/keep"
+expect "fresh-machine keeps a DIR/root it did not make" "was not made by this script" \
+	"$TOP/scripts/fresh-machine" --dir "$tmp/fm" true
+[ -d "$tmp/fm/root/keep" ] && ok "fresh-machine left that DIR/root in place" ||
+	not_ok "fresh-machine left that DIR/root in place"
+mkdir -p "$tmp/fm2"
+expect "fresh-machine refuses a DIR another run holds" "in use by another run" \
+	flock "$tmp/fm2/lock" "$TOP/scripts/fresh-machine" --dir "$tmp/fm2" true
+
 # A throw-away copy of the scripts with a base and a series of our own.
 mkrepo() {
 	rm -rf "$tmp/repo" "$tmp/base"
