@@ -50,11 +50,11 @@ done
 expect "fresh-machine refuses --dir /" "not a place for a chroot" \
 	"$TOP/scripts/fresh-machine" --dir / true
 mkdir -p "$tmp/fm/root/keep"
-expect "fresh-machine keeps a DIR/root it did not make" "was not made by this script" \
+expect "fresh-machine keeps a DIR it did not make" "was not made by this script" \
 	"$TOP/scripts/fresh-machine" --dir "$tmp/fm" true
-[ -d "$tmp/fm/root/keep" ] && ok "fresh-machine left that DIR/root in place" ||
-	not_ok "fresh-machine left that DIR/root in place"
-mkdir -p "$tmp/fm2"
+[ -d "$tmp/fm/root/keep" ] && ok "fresh-machine left that DIR in place" ||
+	not_ok "fresh-machine left that DIR in place"
+mkdir -p "$tmp/fm2" && touch "$tmp/fm2/.fresh-machine"
 expect "fresh-machine refuses a DIR another run holds" "in use by another run" \
 	flock "$tmp/fm2/lock" "$TOP/scripts/fresh-machine" --dir "$tmp/fm2" true
 
