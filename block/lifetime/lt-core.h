@@ -337,6 +337,11 @@ struct lt_budget {
  *	labels have bytes are planned
  * @budgets: LT_MAX_TENANTS entries, each tenant's budget, or NULL for no
  *	budgets; a budget's streams must not be in @streams
+ * @prev_stream: @nr_labels entries, the stream each label had in the
+ *	layout before, 0 for none; or NULL
+ * @prev_tenant_stream: LT_MAX_TENANTS entries, each tenant's stream in the
+ *	layout before, 0 for none; or NULL.  With either, the classes
+ *	planned on @streams keep those streams where they can
  */
 struct lt_plan_input {
 	const struct lt_label *labels;
@@ -347,6 +352,8 @@ struct lt_plan_input {
 	u16 min_side_pm;
 	u64 tenants;
 	const struct lt_budget *budgets;
+	const u8 *prev_stream;
+	const u8 *prev_tenant_stream;
 };
 
 /**
@@ -372,9 +379,8 @@ struct lt_layout_stream {
  * @surv_short: survival of the shorter-lived side
  * @tenant: tenant whose class was split
  * @label: first (longest-lived) label of the shorter-lived side
- * @slot: index in the input's streams of the stream it added; for a
- *	boundary inside a budget, index in the layout's streams of the
- *	stream of the class it starts
+ * @slot: index in the layout's streams of the stream it added; for a
+ *	boundary inside a budget, of the stream of the class it starts
  */
 struct lt_commit {
 	u64 worth;
@@ -393,9 +399,9 @@ struct lt_commit {
  * @tenant_stream: each tenant's default stream (its class 0), which also
  *	takes the tenant's writes of unknown or unplanned labels; 0 if none
  * @tenant_classes: classes of each tenant
- * @stream: the streams handed out: the free ones, in the order of the
- *	input's streams, then those of the budgets, each once, by tenant
- *	and class
+ * @stream: the streams handed out: the free ones (in the order of the
+ *	input's streams, unless the input gave the layout before), then
+ *	those of the budgets, each once, by tenant and class
  * @commit: boundaries in the order they were committed: on the free
  *	streams, then inside each budget
  * @total_worth: sum of the committed boundaries' worth, in bytes
@@ -448,6 +454,13 @@ struct lt_layout {
  * @gslot: the slot plus one of the group that starts at each position
  * @bslot: index plus one in the layout's streams of each budget stream
  *	given out, 0 if none
+ * @kbytes: bytes of each (slot, previous stream) pair of lt_plan_keep()
+ * @kslot: the pair's stream slot
+ * @kprev: the pair's index in the free streams of the previous stream
+ * @kto: index in the free streams that each slot is given
+ * @ktaken: free streams already given by lt_plan_keep()
+ * @kpos: position plus one in the free streams of each stream id
+ * @kmap: each stream id before lt_plan_keep(), to the one after
  */
 struct lt_plan_work {
 	u64 pre_bytes[LT_MAX_LABELS + 1];
@@ -473,6 +486,13 @@ struct lt_plan_work {
 	u16 gsize[LT_MAX_TENANTS];
 	u16 gslot[LT_MAX_TENANTS];
 	u16 bslot[LT_MAX_STREAMS + 1];
+	u64 kbytes[LT_MAX_LABELS + LT_MAX_TENANTS];
+	u8 kslot[LT_MAX_LABELS + LT_MAX_TENANTS];
+	u8 kprev[LT_MAX_LABELS + LT_MAX_TENANTS];
+	u8 kto[LT_MAX_STREAMS];
+	bool ktaken[LT_MAX_STREAMS];
+	u8 kpos[LT_MAX_STREAMS + 1];
+	u8 kmap[LT_MAX_STREAMS + 1];
 };
 
 /* lt-track.c */

@@ -511,10 +511,12 @@ static void lt_plan_work(struct lt_disk *ld)
 	struct lt_plan_input in = { };
 	struct lt_installed *cur;
 	const char *reason = NULL;
-	u8 streams[LT_MAX_STREAMS];
+	u8 streams[LT_MAX_STREAMS], prev[LT_MAX_LABELS];
+	u8 prev_tenant[LT_MAX_TENANTS];
 	bool replan, auto_plan;
 	u64 active, informed, periods, now, sweep, budgeted, apart;
 	int nr_free = -1;
+	unsigned int i;
 
 	mutex_lock(&ld->plan_mutex);
 	cur = rcu_dereference_protected(ld->layout,
@@ -609,6 +611,24 @@ static void lt_plan_work(struct lt_disk *ld)
 	in.min_side_pm = READ_ONCE(ld->min_side);
 	in.tenants = active;
 	in.budgets = ld->budget;
+	/*
+	 * Re-plans keep the streams of the layout before: each label's, if
+	 * its slot still holds that label, and each planned tenant's.  The
+	 * operator's replan numbers them afresh, so that it brings two
+	 * instances that see the same writes (live and shadow) to the same
+	 * layout whatever their layouts before.
+	 */
+	if (cur && strcmp(reason, "operator")) {
+		for (i = 0; i < LT_MAX_LABELS; i++)
+			prev[i] = cur->key[i] == ld->next->key[i] &&
+				  cur->tenant[i] == ld->snap[i].tenant ?
+				  cur->layout.label_stream[i] : 0;
+		for (i = 0; i < LT_MAX_TENANTS; i++)
+			prev_tenant[i] = cur->tenants & BIT_ULL(i) ?
+					 cur->layout.tenant_stream[i] : 0;
+		in.prev_stream = prev;
+		in.prev_tenant_stream = prev_tenant;
+	}
 	ld->next->tenants = active;
 	ld->next->informed = informed;
 	/*

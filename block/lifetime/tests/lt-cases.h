@@ -1382,6 +1382,130 @@ static void lt_test_plan_determinism(LT_TEST_CTX *test)
 	LT_EXPECT(test, a->nr_streams <= 7 && a->nr_commits >= 2);
 }
 
+/*
+ * Whether @out hands each stream out once, and each committed class and
+ * each tenant's class 0 is on the stream its layout entry names.
+ */
+static bool lt_test_streams_consistent(const struct lt_layout *out,
+				       unsigned int nr_labels)
+{
+	bool seen[256] = { false };
+	unsigned int i;
+
+	for (i = 0; i < out->nr_streams; i++) {
+		if (seen[out->stream[i].stream])
+			return false;
+		seen[out->stream[i].stream] = true;
+		if (out->stream[i].class == 0 &&
+		    out->stream[i].tenant != LT_TENANT_SHARED &&
+		    out->tenant_stream[out->stream[i].tenant] !=
+		    out->stream[i].stream)
+			return false;
+	}
+	for (i = 0; i < out->nr_commits; i++)
+		if (out->stream[out->commit[i].slot].stream !=
+		    out->label_stream[out->commit[i].label])
+			return false;
+	for (i = 1; i < nr_labels; i++)
+		if (out->label_stream[i] && !seen[out->label_stream[i]])
+			return false;
+	return true;
+}
+
+/*
+ * A re-plan that finds the same classes in another order of worth, or the
+ * same tenants in another order of bytes, keeps each label and tenant on
+ * its stream when it is given the layout before; without it, the streams
+ * move.  Two classes that had one stream: the one with more bytes keeps it.
+ */
+static void lt_test_plan_keep(LT_TEST_CTX *test)
+{
+	static const u8 none[LT_MAX_LABELS], alien[LT_MAX_LABELS] = {
+		[1 ... LT_NODE_LABELS - 1] = 200,
+	};
+	struct lt_label *labels = lt_test_alloc(test, sizeof(*labels) *
+						LT_MAX_LABELS);
+	struct lt_plan_work *work = lt_test_alloc(test, sizeof(*work));
+	struct lt_layout *a = lt_test_alloc(test, sizeof(*a));
+	struct lt_layout *b = lt_test_alloc(test, sizeof(*b));
+	struct lt_layout *c = lt_test_alloc(test, sizeof(*c));
+	struct lt_plan_input in = {
+		.labels = labels,
+		.nr_labels = LT_NODE_LABELS,
+		.reclaim_age = LT_TEST_R,
+		.streams = lt_test_streams,
+		.nr_streams = 7,
+	};
+	u8 *both = lt_test_alloc(test, LT_MAX_LABELS);
+	unsigned int i, moved = 0;
+
+	if (!LT_EXPECT(test, labels && work && a && b && c && both))
+		return;
+	lt_test_fill(labels, lt_shared_node, LT_NODE_LABELS);
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, a, work), 0))
+		return;
+	/* PostgreSQL's log now dies young: its boundary outranks RocksDB's. */
+	labels[LT_PG_WAL].hist[12] = 4000 * LT_MIB;
+	labels[LT_PG_WAL].hist[28] = 0;
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, b, work), 0))
+		return;
+	LT_EXPECT_EQ(test, b->nr_commits, 3);
+	LT_EXPECT_EQ(test, b->commit[1].label, LT_PG_WAL);
+	LT_EXPECT_EQ(test, b->commit[2].label, LT_G3);
+	for (i = 1; i < LT_NODE_LABELS; i++)
+		moved += b->label_stream[i] != a->label_stream[i];
+	LT_EXPECT(test, moved > 0);
+
+	/* With the layout before, nothing moves. */
+	in.prev_stream = a->label_stream;
+	in.prev_tenant_stream = a->tenant_stream;
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, c, work), 0))
+		return;
+	LT_EXPECT_EQ(test, c->nr_commits, 3);
+	LT_EXPECT_EQ(test, c->commit[1].label, LT_PG_WAL);
+	for (i = 1; i < LT_NODE_LABELS; i++)
+		LT_EXPECT_EQ(test, c->label_stream[i], a->label_stream[i]);
+	for (i = 0; i < 4; i++)
+		LT_EXPECT_EQ(test, c->tenant_stream[i], a->tenant_stream[i]);
+	LT_EXPECT(test, lt_test_streams_consistent(c, LT_NODE_LABELS));
+
+	/* No stream before, or none of the pool's: the plan without. */
+	in.prev_stream = none;
+	in.prev_tenant_stream = NULL;
+	LT_EXPECT_EQ(test, lt_plan(&in, c, work), 0);
+	LT_EXPECT(test, !memcmp(b, c, sizeof(*b)));
+	in.prev_stream = alien;
+	LT_EXPECT_EQ(test, lt_plan(&in, c, work), 0);
+	LT_EXPECT(test, !memcmp(b, c, sizeof(*b)));
+
+	/*
+	 * SQLite's log and PostgreSQL's had stream 8: SQLite's, with more
+	 * bytes, keeps it; the other classes take the streams left, not 8.
+	 */
+	memset(both, 0, LT_MAX_LABELS);
+	both[LT_SQ_WAL] = 8;
+	both[LT_PG_WAL] = 8;
+	in.prev_stream = both;
+	LT_EXPECT_EQ(test, lt_plan(&in, c, work), 0);
+	LT_EXPECT_EQ(test, c->label_stream[LT_SQ_WAL], 8);
+	LT_EXPECT(test, c->label_stream[LT_PG_WAL] != 8);
+	LT_EXPECT(test, lt_test_streams_consistent(c, LT_NODE_LABELS));
+
+	/* SQLite grows past RocksDB: tenants keep their streams all the same. */
+	lt_test_fill(labels, lt_shared_node, LT_NODE_LABELS);
+	labels[LT_SQ_DB].bytes = 80000 * LT_MIB;
+	in.prev_stream = NULL;
+	in.prev_tenant_stream = NULL;
+	LT_EXPECT_EQ(test, lt_plan(&in, b, work), 0);
+	LT_EXPECT(test, b->tenant_stream[2] != a->tenant_stream[2]);
+	in.prev_tenant_stream = a->tenant_stream;
+	LT_EXPECT_EQ(test, lt_plan(&in, c, work), 0);
+	for (i = 0; i < 4; i++)
+		LT_EXPECT_EQ(test, c->tenant_stream[i], a->tenant_stream[i]);
+	LT_EXPECT_EQ(test, c->label_stream[LT_SQ_DB], a->tenant_stream[2]);
+	LT_EXPECT(test, lt_test_streams_consistent(c, LT_NODE_LABELS));
+}
+
 /**
  * struct lt_test_case - one shared test case
  * @name: its name in TAP output
@@ -1688,6 +1812,7 @@ static const struct lt_test_case lt_test_table[] = {
 	{ "plan_conflict", lt_test_plan_conflict },
 	{ "plan_min_side", lt_test_plan_min_side },
 	{ "plan_determinism", lt_test_plan_determinism },
+	{ "plan_keep", lt_test_plan_keep },
 	{ "plan_due", lt_test_plan_due },
 };
 

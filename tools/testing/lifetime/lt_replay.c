@@ -17,8 +17,9 @@
  * period, a quarter of the reclaim age (by default the capacity), and
  * every 1/16 of it until the first layout, and planned for the kernel's
  * reasons (lt_plan_due()): no layout yet, the active tenants changed, a
- * tenant's lifetimes showed, or a reclaim age passed since the last plan.
- * Like the kernel by default, the tracker follows one range in 2^S
+ * tenant's lifetimes showed, or a reclaim age passed since the last plan;
+ * each re-plan keeps the streams of the layout before where it can, as
+ * the kernel's automatic ones do.  Like the kernel by default, the tracker follows one range in 2^S
  * (--sample-shift, 0 for all of them).
  */
 #include <errno.h>
@@ -86,6 +87,7 @@ static void check(struct lt_replay *r, bool period_end)
 {
 	struct lt_plan_input in = { 0 };
 	u64 active = lt_active_tenants(r->act, LT_QUARTERS, r->nr_tenants);
+	u8 prev[LT_MAX_LABELS], prev_tenant[LT_MAX_TENANTS];
 	struct lt_check c = { 0 };
 
 	if (period_end) {
@@ -112,6 +114,17 @@ static void check(struct lt_replay *r, bool period_end)
 	in.streams = r->streams;
 	in.nr_streams = r->nr_streams;
 	in.tenants = active;
+	/* As in the kernel, a re-plan keeps the streams of the layout before. */
+	if (r->have_layout) {
+		for (unsigned int i = 0; i < LT_MAX_LABELS; i++)
+			prev[i] = r->key[i] == r->snap[i].key ?
+				  r->layout.label_stream[i] : 0;
+		for (unsigned int i = 0; i < LT_MAX_TENANTS; i++)
+			prev_tenant[i] = r->active & (1ULL << i) ?
+					 r->layout.tenant_stream[i] : 0;
+		in.prev_stream = prev;
+		in.prev_tenant_stream = prev_tenant;
+	}
 	if (lt_plan(&in, &r->layout, &r->work))
 		return;
 	for (unsigned int i = 0; i < LT_MAX_LABELS; i++)
