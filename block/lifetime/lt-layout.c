@@ -618,7 +618,7 @@ static void lt_plan_work(struct lt_disk *ld)
 	 * instances that see the same writes (live and shadow) to the same
 	 * layout whatever their layouts before.
 	 */
-	if (cur && strcmp(reason, "operator")) {
+	if (cur && !replan) {
 		for (i = 0; i < LT_MAX_LABELS; i++)
 			prev[i] = cur->key[i] == ld->next->key[i] &&
 				  cur->tenant[i] == ld->snap[i].tenant ?

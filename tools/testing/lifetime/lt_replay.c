@@ -19,8 +19,8 @@
  * reasons (lt_plan_due()): no layout yet, the active tenants changed, a
  * tenant's lifetimes showed, or a reclaim age passed since the last plan;
  * each re-plan keeps the streams of the layout before where it can, as
- * the kernel's automatic ones do.  Like the kernel by default, the tracker follows one range in 2^S
- * (--sample-shift, 0 for all of them).
+ * the kernel's automatic ones do.  Like the kernel by default, the
+ * tracker follows one range in 2^S (--sample-shift, 0 for all of them).
  */
 #include <errno.h>
 #include <getopt.h>
