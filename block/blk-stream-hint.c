@@ -31,19 +31,6 @@ static const char *const blk_stream_hint_names[BLK_STREAM_KEY_NR] = {
 	[BLK_STREAM_KEY_METADATA] = "metadata",
 };
 
-/* Position in the default order, -1 for keys left unplaced. */
-static const s8 blk_stream_hint_rank[BLK_STREAM_KEY_NR] = {
-	[WRITE_LIFE_NOT_SET]	= -1,
-	[WRITE_LIFE_NONE]	= -1,
-	[BLK_STREAM_KEY_JOURNAL] = 0,
-	[BLK_STREAM_KEY_METADATA] = 1,
-	[WRITE_LIFE_SHORT]	= 2,
-	[WRITE_LIFE_MEDIUM]	= 3,
-	[WRITE_LIFE_LONG]	= 4,
-	[WRITE_LIFE_EXTREME]	= 5,
-};
-
-#define BLK_STREAM_HINT_RANKS	6
 
 /**
  * blk_stream_hint_default - the default stream of a key
@@ -53,14 +40,15 @@ static const s8 blk_stream_hint_rank[BLK_STREAM_KEY_NR] = {
 static unsigned int blk_stream_hint_default(unsigned int key,
 					    unsigned int max)
 {
-	int rank = blk_stream_hint_rank[key];
+	/* Its place in the default order, from 0; -1 for none. */
+	int rank = (int)blk_stream_key_rank(key) - 1;
 	unsigned int free = max - 1;
 
 	if (rank < 0 || max < 2)
 		return 0;
-	if (free >= BLK_STREAM_HINT_RANKS)
+	if (free >= BLK_STREAM_KEY_RANKS)
 		return 2 + rank;
-	return 2 + rank * free / BLK_STREAM_HINT_RANKS;
+	return 2 + rank * free / BLK_STREAM_KEY_RANKS;
 }
 
 static u8 blk_stream_hint_entry(u64 map, unsigned int key)

@@ -169,6 +169,7 @@ static int lt_init_instance(struct gendisk *disk, void **data, bool shadow)
 			disk->disk_name, ld->mem_cap);
 	ld->age_source = "capacity";
 	ld->auto_plan = true;
+	ld->writer_ranks = true;
 	lt_update_reclaim_age(ld);
 	ld->next_period = lt_period(ld);
 	ld->next_check = lt_next_check(ld);

@@ -49,6 +49,23 @@ enum lt_src {
 	LT_SRC_BDEV,	/* a block device's own page cache (fs metadata) */
 };
 
+/*
+ * A label's key (lt_src_key()): bit 62 always set, so that no key is 0;
+ * the write's stream key (bio_stream_key(): its lifetime hint, or its
+ * kind) in LT_KEY_HINT_MASK at LT_KEY_HINT_SHIFT; the &enum lt_src at
+ * LT_KEY_SRC_SHIFT; the file class or thread pattern below.
+ */
+#define LT_KEY_HINT_SHIFT	56
+#define LT_KEY_HINT_MASK	7
+#define LT_KEY_SRC_SHIFT	48
+
+/* The planner's rank of a label (struct lt_plan_input): its key's place. */
+static inline u8 lt_key_rank(u64 key)
+{
+	return blk_stream_key_rank((key >> LT_KEY_HINT_SHIFT) &
+				   LT_KEY_HINT_MASK);
+}
+
 #define LT_HISTORY	8
 #define LT_LOG_LEN	32
 
@@ -233,6 +250,8 @@ struct lt_tenant_index {
  * @confine_next: jiffies before which @confine_work waits; written and
  *	read under the disk's queue_lock
  * @snap: copy of the labels the planner works on
+ * @rank: the planner's rank of each label of @snap (lt_key_rank()),
+ *	under @plan_mutex
  * @scratch: the planner's scratch space
  * @next: layout being built
  * @budget: each tenant slot's io.stream budget on the disk, as the last
@@ -253,6 +272,8 @@ struct lt_tenant_index {
  * @media_ratio: host pages per media page, in 1/1024, 0 if unknown
  * @replan: the operator asked for a plan
  * @auto_plan: plan on the worker's own checks, not only when asked
+ * @writer_ranks: plan with the ranks of what the writers said
+ *	(lt_key_rank()) where survivals tie
  * @plans: layouts installed
  * @checks: checks run
  * @periods: periods that ended, as the worker aged them
@@ -309,6 +330,7 @@ struct lt_disk {
 	struct delayed_work confine_work;
 	unsigned long confine_next;
 	struct lt_label *snap;
+	u8 rank[LT_MAX_LABELS];
 	struct lt_plan_work *scratch;
 	struct lt_installed *next;
 	struct lt_budget budget[LT_MAX_TENANTS];
@@ -327,6 +349,7 @@ struct lt_disk {
 	u64 media_ratio;
 	bool replan;
 	bool auto_plan;
+	bool writer_ranks;
 	u64 plans;
 	u64 checks;
 	u64 periods;
@@ -430,6 +453,7 @@ extern const struct blk_stream_debugfs_file lt_debugfs_files[];
 /* Visible to the KUnit tests (tests/lt-kunit.c) only. */
 #if IS_ENABLED(CONFIG_KUNIT)
 /* lt-bio.c */
+u64 lt_bio_key(struct bio *bio, char *name);
 void lt_clock(struct lt_disk *ld, u64 pages);
 void lt_log(struct lt_disk *ld, u64 sector, u32 nr_sectors, u64 key, u16 tenant,
 	    const char *name);

@@ -10,8 +10,8 @@
 /**
  * blk_lifetime_layout - the lifetime policy installed a layout
  * @disk: the disk
- * @reason: why it planned: "first", "tenants", "learned", "drift",
- *	"budget", "streams" or "operator"
+ * @reason: why it planned: "first", "tenants", "learned", "hints",
+ *	"drift", "budget", "streams" or "operator"
  * @tenants: tenants the layout serves
  * @streams: streams it uses
  * @classes: classes over all tenants

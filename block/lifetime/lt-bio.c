@@ -49,10 +49,11 @@ static __always_inline const void *lt_bio_src(struct bio *bio,
 static u64 lt_src_key(struct bio *bio, const void *src, unsigned long id,
 		      char *name)
 {
-	unsigned int hint = bio_stream_key(bio) & 7;
+	unsigned int hint = bio_stream_key(bio) & LT_KEY_HINT_MASK;
 	enum lt_src kind = LT_SRC_NONE;
 	u32 class = 0;
 
+	BUILD_BUG_ON(LT_KEY_HINT_MASK + 1 < BLK_STREAM_KEY_NR);
 	if (name)
 		name[0] = 0;
 	if (src == &lt_class_src && id == WRITE_CLASS_BDEV) {
@@ -73,14 +74,15 @@ static u64 lt_src_key(struct bio *bio, const void *src, unsigned long id,
 			name[n] = 0;
 		kind = LT_SRC_THREAD;
 	}
-	return BIT_ULL(62) | (u64)hint << 56 | (u64)kind << 48 | class;
+	return BIT_ULL(62) | (u64)hint << LT_KEY_HINT_SHIFT |
+	       (u64)kind << LT_KEY_SRC_SHIFT | class;
 }
 
 /*
  * The label key of a write and, if @name is not NULL, a name for a new
  * label.
  */
-static u64 lt_bio_key(struct bio *bio, char *name)
+VISIBLE_IF_KUNIT u64 lt_bio_key(struct bio *bio, char *name)
 {
 	unsigned long id;
 	const void *src;

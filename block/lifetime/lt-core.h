@@ -342,6 +342,11 @@ struct lt_budget {
  * @prev_tenant_stream: LT_MAX_TENANTS entries, each tenant's stream in the
  *	layout before, 0 for none; or NULL.  With either, the classes
  *	planned on @streams keep those streams where they can
+ * @rank: @nr_labels entries, where each label's writer put its data in
+ *	an order of lifetimes, from 1 (shortest) up, at most LT_RANK_MAX,
+ *	0 for nowhere; or NULL.  Labels whose survivals tie sort by it, and
+ *	a boundary between two ranks takes a stream that no measured
+ *	boundary is worth
  */
 struct lt_plan_input {
 	const struct lt_label *labels;
@@ -354,7 +359,15 @@ struct lt_plan_input {
 	const struct lt_budget *budgets;
 	const u8 *prev_stream;
 	const u8 *prev_tenant_stream;
+	const u8 *rank;
 };
+
+/*
+ * Highest rank of struct lt_plan_input's @rank, so that a tenant's ranks
+ * fit a byte (struct lt_layout @tenant_ranks); the policy's go to
+ * BLK_STREAM_KEY_RANKS.
+ */
+#define LT_RANK_MAX		7
 
 /**
  * struct lt_layout_stream - one stream of a layout
@@ -381,6 +394,8 @@ struct lt_layout_stream {
  * @label: first (longest-lived) label of the shorter-lived side
  * @slot: index in the layout's streams of the stream it added; for a
  *	boundary inside a budget, of the stream of the class it starts
+ * @by_rank: the boundary is between two ranks whose survivals tie: it
+ *	was cut by the writers' hints alone, with no measured worth
  */
 struct lt_commit {
 	u64 worth;
@@ -389,6 +404,7 @@ struct lt_commit {
 	u16 tenant;
 	u16 label;
 	u8 slot;
+	u8 by_rank;
 };
 
 /**
@@ -399,6 +415,8 @@ struct lt_commit {
  * @tenant_stream: each tenant's default stream (its class 0), which also
  *	takes the tenant's writes of unknown or unplanned labels; 0 if none
  * @tenant_classes: classes of each tenant
+ * @tenant_ranks: bitmap of the ranks (struct lt_plan_input) whose labels
+ *	hold at least min_side_pm of each planned tenant's bytes
  * @stream: the streams handed out: the free ones (in the order of the
  *	input's streams, unless the input gave the layout before), then
  *	those of the budgets, each once, by tenant and class
@@ -417,6 +435,7 @@ struct lt_layout {
 	u8 label_class[LT_MAX_LABELS];
 	u8 tenant_stream[LT_MAX_TENANTS];
 	u8 tenant_classes[LT_MAX_TENANTS];
+	u8 tenant_ranks[LT_MAX_TENANTS];
 	struct lt_layout_stream stream[LT_MAX_STREAMS];
 	struct lt_commit commit[LT_MAX_STREAMS];
 	u64 total_worth;
@@ -722,6 +741,8 @@ u64 lt_worth(u64 bytes_long, u32 surv_long, u32 surv_short);
  * @tenants_informed: those of them whose lifetimes showed then
  * @periods: periods (quarters of a reclaim age) that ended since it was
  *	planned, including any this check ages
+ * @ranked: tenants of @active that write a rank its plan did not see
+ *	(lt_new_ranks())
  */
 struct lt_check {
 	u64 active;
@@ -730,6 +751,7 @@ struct lt_check {
 	u64 tenants;
 	u64 tenants_informed;
 	u64 periods;
+	u64 ranked;
 };
 
 int lt_plan(const struct lt_plan_input *in, struct lt_layout *out,
@@ -738,6 +760,9 @@ u64 lt_active_tenants(const u64 act[][LT_MAX_TENANTS], unsigned int nr_periods,
 		      unsigned int nr_tenants);
 u64 lt_informed(const struct lt_label *labels, unsigned int nr_labels,
 		u64 tenants);
+u64 lt_new_ranks(const struct lt_label *labels, const u8 *rank,
+		 const u8 *seen, unsigned int nr_labels, u64 tenants,
+		 u16 min_side_pm);
 const char *lt_plan_due(const struct lt_check *c);
 
 #endif /* _LT_CORE_H */

@@ -54,8 +54,9 @@ static int lt_labels_show(struct seq_file *m, void *v)
 			continue;
 		surv = lt_survival(l->bytes, lt_dead_before(l->hist, age));
 		seq_printf(m, "%u %u %llu %s %s %s %llu %u.%03u %u", i, l->tenant,
-			   ids[l->tenant], lt_hint_name[(key >> 56) & 7],
-			   lt_src_name[(key >> 48) & 3],
+			   ids[l->tenant],
+			   lt_hint_name[(key >> LT_KEY_HINT_SHIFT) & LT_KEY_HINT_MASK],
+			   lt_src_name[(key >> LT_KEY_SRC_SHIFT) & 3],
 			   names[i][0] ? names[i] : "-", l->bytes,
 			   surv >> LT_SURV_SHIFT,
 			   (u32)(((u64)(surv & (LT_SURV_ONE - 1)) * 1000) >> LT_SURV_SHIFT),
@@ -120,10 +121,11 @@ static int lt_layout_show(struct seq_file *m, void *v)
 				   s->bytes);
 		}
 		for (i = 0; i < inst->layout.nr_commits; i++)
-			seq_printf(m, "boundary %u tenant %u label %u worth %llu\n",
+			seq_printf(m, "boundary %u tenant %u label %u worth %llu%s\n",
 				   i, inst->layout.commit[i].tenant,
 				   inst->layout.commit[i].label,
-				   inst->layout.commit[i].worth);
+				   inst->layout.commit[i].worth,
+				   inst->layout.commit[i].by_rank ? " by_rank" : "");
 	}
 	mutex_unlock(&ld->plan_mutex);
 	seq_printf(m, "tenant_slots %u\ntenants_removed %llu\ntenants_idle %llu\ntenant_overflow %llu\n",

@@ -426,6 +426,19 @@ static void lt_index(struct lt_installed *inst, const struct lt_label *labels)
 	}
 }
 
+/* The tenants that have a stream of their own in @inst. */
+static u64 lt_layout_owners(const struct lt_installed *inst)
+{
+	const struct lt_layout *l = &inst->layout;
+	u64 owners = 0;
+	unsigned int i;
+
+	for (i = 0; i < l->nr_streams; i++)
+		if (l->stream[i].tenant < LT_MAX_TENANTS)
+			owners |= BIT_ULL(l->stream[i].tenant);
+	return owners;
+}
+
 static bool lt_same_layout(const struct lt_installed *a,
 			   const struct lt_installed *b)
 {
@@ -513,7 +526,7 @@ static void lt_plan_work(struct lt_disk *ld)
 	const char *reason = NULL;
 	u8 streams[LT_MAX_STREAMS], prev[LT_MAX_LABELS];
 	u8 prev_tenant[LT_MAX_TENANTS];
-	bool replan, auto_plan;
+	bool replan, auto_plan, ranks;
 	u64 active, informed, periods, now, sweep, budgeted, apart;
 	int nr_free = -1;
 	unsigned int i;
@@ -574,6 +587,9 @@ static void lt_plan_work(struct lt_disk *ld)
 		goto out;
 	}
 	informed = lt_informed(ld->snap, LT_MAX_LABELS, active);
+	ranks = READ_ONCE(ld->writer_ranks);
+	for (i = 0; i < LT_MAX_LABELS; i++)
+		ld->rank[i] = ranks ? lt_key_rank(ld->next->key[i]) : 0;
 	if (replan) {
 		reason = "operator";
 	} else if (auto_plan) {
@@ -590,6 +606,14 @@ static void lt_plan_work(struct lt_disk *ld)
 			 */
 			.periods = periods - ld->last_plan_period,
 		};
+
+		/* Only a tenant with a stream of its own can be split. */
+		if (cur)
+			c.ranked = lt_new_ranks(ld->snap, ld->rank,
+						cur->layout.tenant_ranks,
+						LT_MAX_LABELS,
+						active & lt_layout_owners(cur),
+						READ_ONCE(ld->min_side));
 
 		reason = lt_plan_due(&c);
 		/* io.stream keeps data off streams the layout gives them. */
@@ -611,6 +635,7 @@ static void lt_plan_work(struct lt_disk *ld)
 	in.min_side_pm = READ_ONCE(ld->min_side);
 	in.tenants = active;
 	in.budgets = ld->budget;
+	in.rank = ld->rank;
 	/*
 	 * Re-plans keep the streams of the layout before: each label's, if
 	 * its slot still holds that label, and each planned tenant's.  The
@@ -642,16 +667,23 @@ static void lt_plan_work(struct lt_disk *ld)
 	lt_index(ld->next, ld->snap);
 	memcpy(ld->budget_planned, ld->budget, sizeof(ld->budget));
 	/*
-	 * Drift, learning and io.stream's changes install only a layout
-	 * that changed.
+	 * Drift, learning, new ranks and io.stream's changes install only
+	 * a layout that changed.
 	 */
 	if (cur && (!strcmp(reason, "drift") || !strcmp(reason, "learned") ||
-		    !strcmp(reason, "budget") || !strcmp(reason, "streams")) &&
+		    !strcmp(reason, "hints") || !strcmp(reason, "budget") ||
+		    !strcmp(reason, "streams")) &&
 	    lt_same_layout(cur, ld->next)) {
 		ld->last_plan_now = now;
 		ld->last_plan_period = periods;
-		/* Bios never read it; its readers hold plan_mutex. */
+		/*
+		 * Bios never read these; their readers hold plan_mutex.  The
+		 * plan saw what it saw, installed or not: "learned" and
+		 * "hints" do not plan for it again.
+		 */
 		cur->informed = ld->next->informed;
+		memcpy(cur->layout.tenant_ranks, ld->next->layout.tenant_ranks,
+		       sizeof(cur->layout.tenant_ranks));
 		goto out;
 	}
 	lt_install(ld, reason);

@@ -15,8 +15,8 @@
  * a steady load.
  *
  * Classes and boundaries.  Each tenant's labels are ordered by survival,
- * longest-lived first, ties broken by key and then slot so the order is
- * total.  A class is a run of that order.  A boundary cuts a class
+ * longest-lived first, ties broken by rank (below), key and then slot so
+ * the order is total.  A class is a run of that order.  A boundary cuts a class
  * between two neighbours; each side must hold at least min_side_pm per
  * mille of the tenant's bytes.  Its worth, the copying it would save, is
  * w = bL * sL * (sL - sS), L the longer-lived side and S the other, both
@@ -38,6 +38,24 @@
  * class 0, the longest-lived, takes the tenant's own stream and its
  * writes of unknown labels, the others the streams its boundaries added,
  * in the order they were added.
+ *
+ * Ranks.  A writer may say how long its data live (a lifetime hint, or
+ * the kind of a journal or metadata write), which the caller passes as
+ * each label's rank.  Survival only tells labels apart once their data
+ * have had a reclaim age to die in; until then, or when their deaths
+ * look the same, their survivals tie.  Labels that tie sort by rank:
+ * those with none first, as they stand with the labels no plan has seen
+ * yet in class 0, then the higher ranks first, so a tenant's labels of
+ * one survival stand in the order their writers gave.  When no boundary
+ * is worth anything and streams remain, a boundary between two such
+ * labels of different ranks is committed, with worth 0: one the layout
+ * before also had, then the one with the largest smaller side (a
+ * heuristic that parts the most bytes; it does not weigh how far apart
+ * the ranks are).  Each side must hold min_side_pm of the tenant's bytes,
+ * so a rank with less shares a class with its neighbour.  Measured worth
+ * always comes first: a writer's hints only spend streams that no
+ * measured boundary wants, and once deaths show, the next plan orders
+ * the labels by what they did.
  *
  * More tenants than streams.  Some tenants must share a stream, and
  * tenants that share one should die alike.  The tenants are ordered by
@@ -188,6 +206,12 @@ u64 lt_worth(u64 bytes_long, u32 surv_long, u32 surv_short)
 			       surv_long - surv_short, LT_SURV_SHIFT);
 }
 
+/* Ranks sort the higher first, and no rank before them all. */
+static unsigned int lt_rank_order(u8 rank)
+{
+	return rank ? rank : LT_RANK_MAX + 1;
+}
+
 /* Does label slot a sort before slot b inside the same tenant? */
 static bool lt_plan_before(const struct lt_plan_input *in,
 			   const struct lt_plan_work *w, u16 a, u16 b)
@@ -198,6 +222,8 @@ static bool lt_plan_before(const struct lt_plan_input *in,
 		return la->tenant < lb->tenant;
 	if (w->surv[a] != w->surv[b])
 		return w->surv[a] > w->surv[b];
+	if (in->rank && in->rank[a] != in->rank[b])
+		return lt_rank_order(in->rank[a]) > lt_rank_order(in->rank[b]);
 	if (la->key != lb->key)
 		return la->key < lb->key;
 	return a < b;
@@ -342,16 +368,47 @@ static u64 lt_cut_worth(const u64 *pb, const u64 *pd, unsigned int cs,
 }
 
 /*
- * The allowed boundary of highest worth among @tenants (a bitmap); ties
- * go to the lowest tenant, then the earliest position.  Returns its
- * position in the order, or 0 if no boundary is worth anything.
+ * A cut before position @q of the run [@cs, @p) whose two neighbours have
+ * different ranks: the bytes of its smaller side, and in @kept whether
+ * the layout before had the neighbours on different streams; 0 if the
+ * ranks are the same or a side holds less than @min_side.
  */
-static unsigned int lt_plan_best(struct lt_plan_work *w,
+static u64 lt_rank_side(const struct lt_plan_input *in,
+			const struct lt_plan_work *w, unsigned int cs,
+			unsigned int q, unsigned int p, u64 min_side,
+			bool *kept)
+{
+	u16 a = w->order[q - 1], b = w->order[q];
+	u64 bl = w->pre_bytes[q] - w->pre_bytes[cs];
+	u64 bs = w->pre_bytes[p] - w->pre_bytes[q];
+
+	if (in->rank[a] == in->rank[b] || bl < min_side || bs < min_side)
+		return 0;
+	*kept = in->prev_stream && in->prev_stream[a] && in->prev_stream[b] &&
+		in->prev_stream[a] != in->prev_stream[b];
+	return min(bl, bs);
+}
+
+/*
+ * The allowed boundary of highest worth among @tenants (a bitmap); ties
+ * go to the lowest tenant, then the earliest position.  If no boundary is
+ * worth anything, a boundary between two ranks (lt_rank_side()): one the
+ * layout before also had first, so that classes of worth 0 do not move
+ * with small changes of bytes, then the largest smaller side (a
+ * heuristic: it parts the most bytes), the same ties.  Returns its
+ * position in the order, or 0 if there is neither.
+ */
+static unsigned int lt_plan_best(const struct lt_plan_input *in,
+				 struct lt_plan_work *w,
 				 struct lt_commit *best, u64 tenants)
 {
-	unsigned int t, p, q, cs, best_q = 0;
+	unsigned int t, p, q, cs, best_q = 0, rank_q = 0;
+	bool rank_kept = false;
+	u64 rank_side = 0;
+	u16 rank_tenant = 0;
 
 	best->worth = 0;
+	best->by_rank = 0;
 	for (t = 0; t < LT_MAX_TENANTS; t++) {
 		if (!w->tenant_bytes[t] || !(tenants & BIT_ULL(t)))
 			continue;
@@ -361,7 +418,7 @@ static unsigned int lt_plan_best(struct lt_plan_work *w,
 				continue;
 			/* The class [cs, p): try every cut q inside it. */
 			for (q = cs + 1; q < p; q++) {
-				u32 sl, ss;
+				u32 sl = 0, ss = 0;
 				u64 worth;
 
 				worth = lt_cut_worth(w->pre_bytes, w->pre_dead,
@@ -373,12 +430,32 @@ static unsigned int lt_plan_best(struct lt_plan_work *w,
 					best->surv_short = ss;
 					best->tenant = t;
 					best_q = q;
+				} else if (!worth && !best_q && in->rank) {
+					bool kept = false;
+					u64 side = lt_rank_side(in, w, cs, q, p,
+								w->min_side[t],
+								&kept);
+
+					if (side && (kept > rank_kept ||
+						     (kept == rank_kept &&
+						      side > rank_side))) {
+						rank_kept = kept;
+						rank_side = side;
+						rank_tenant = t;
+						rank_q = q;
+						best->surv_long = sl;
+						best->surv_short = ss;
+					}
 				}
 			}
 			cs = p;
 		}
 	}
-	return best_q;
+	if (best_q || !rank_q)
+		return best_q;
+	best->tenant = rank_tenant;
+	best->by_rank = 1;
+	return rank_q;
 }
 
 /*
@@ -521,7 +598,7 @@ static unsigned int lt_plan_pool(const struct lt_plan_input *in,
 	while (used < budget) {
 		struct lt_commit *c = &out->commit[out->nr_commits];
 
-		p = lt_plan_best(w, c, owners);
+		p = lt_plan_best(in, w, c, owners);
 		if (!p)
 			break;
 		w->cut[p] = true;
@@ -700,7 +777,7 @@ static unsigned int lt_plan_budgets(const struct lt_plan_input *in,
 		for (k = 1; k < b->nr; k++) {
 			struct lt_commit c = { };
 
-			p = lt_plan_best(w, &c, BIT_ULL(t));
+			p = lt_plan_best(in, w, &c, BIT_ULL(t));
 			if (!p)
 				break;
 			w->cut[p] = true;
@@ -830,6 +907,34 @@ static void lt_plan_keep(const struct lt_plan_input *in,
 		out->tenant_stream[i] = to[out->tenant_stream[i]];
 }
 
+/*
+ * The ranks of each tenant's labels that hold at least min_side of its
+ * bytes, so that a boundary could cut them off: what lt_new_ranks()
+ * compares the tenant's labels with at the next checks.
+ */
+static void lt_plan_ranks(const struct lt_plan_input *in,
+			  const struct lt_plan_work *w, struct lt_layout *out,
+			  u32 pm)
+{
+	u64 bytes[LT_RANK_MAX + 1], side;
+	unsigned int t, i, r;
+
+	for (t = 0; in->rank && t < LT_MAX_TENANTS; t++) {
+		if (!w->tenant_bytes[t])
+			continue;
+		memset(bytes, 0, sizeof(bytes));
+		for (i = w->first[t]; i < w->end[t]; i++) {
+			r = in->rank[w->order[i]];
+			if (r <= LT_RANK_MAX)
+				bytes[r] += in->labels[w->order[i]].bytes;
+		}
+		side = mul_u64_u32_div(w->tenant_bytes[t], pm, 1000);
+		for (r = 0; r <= LT_RANK_MAX; r++)
+			if (bytes[r] && bytes[r] >= side)
+				out->tenant_ranks[t] |= BIT(r);
+	}
+}
+
 /**
  * lt_plan() - compute a layout
  * @in: labels, reclaim age, free streams, budgets and limits
@@ -860,6 +965,7 @@ int lt_plan(const struct lt_plan_input *in, struct lt_layout *out,
 	out->reclaim_age = in->reclaim_age;
 
 	lt_plan_order(in, w);
+	lt_plan_ranks(in, w, out, pm);
 	nt = lt_plan_tenants(in, w);
 	out->nr_tenants = nt;
 	if (nt && in->nr_streams) {
@@ -953,13 +1059,68 @@ u64 lt_informed(const struct lt_label *labels, unsigned int nr_labels,
 }
 
 /**
+ * lt_new_ranks() - the tenants that write a rank their plan did not see
+ * @labels: labels indexed by slot; slot 0 is skipped
+ * @rank: @nr_labels entries, each label's rank (struct lt_plan_input)
+ * @seen: LT_MAX_TENANTS entries, the ranks that held a boundary's side of
+ *	each tenant's bytes when the installed layout was planned (struct
+ *	lt_layout @tenant_ranks)
+ * @nr_labels: entries in @labels
+ * @tenants: bitmap of the tenants to look at
+ * @min_side_pm: smallest side of a boundary, per mille of a tenant's
+ *	bytes; 0 means LT_MIN_SIDE_PM
+ *
+ * A tenant's labels that came after its layout was planned take its
+ * class 0, whatever their writer said.  Once those of a rank that the
+ * plan did not see hold a boundary's side of the tenant's bytes, a plan
+ * could cut them off by rank.  A rank counts as seen once a plan saw it
+ * that large, whether or not that plan was installed, so a tenant that a
+ * plan cannot split is not planned for again; a rank that was smaller is
+ * planned for when it grows.
+ *
+ * Return: the bitmap of those tenants of @tenants.
+ */
+u64 lt_new_ranks(const struct lt_label *labels, const u8 *rank,
+		 const u8 *seen, unsigned int nr_labels, u64 tenants,
+		 u16 min_side_pm)
+{
+	u32 pm = min_side_pm ? min_side_pm : LT_MIN_SIDE_PM;
+	u64 set = 0, fresh[LT_RANK_MAX + 1];
+	unsigned int t, i, r;
+
+	for (t = 0; t < LT_MAX_TENANTS; t++) {
+		u64 bytes = 0;
+
+		if (!(tenants & BIT_ULL(t)))
+			continue;
+		memset(fresh, 0, sizeof(fresh));
+		for (i = 1; i < nr_labels; i++) {
+			const struct lt_label *l = &labels[i];
+
+			if (!(l->flags & LT_LABEL_USED) || l->tenant != t)
+				continue;
+			bytes += l->bytes;
+			r = rank[i];
+			if (r && r <= LT_RANK_MAX && !(seen[t] & BIT(r)))
+				fresh[r] += l->bytes;
+		}
+		for (r = 1; r <= LT_RANK_MAX; r++)
+			if (fresh[r] &&
+			    fresh[r] >= mul_u64_u32_div(bytes, pm, 1000))
+				set |= BIT_ULL(t);
+	}
+	return set;
+}
+
+/**
  * lt_plan_due() - whether a check plans, and why
  * @c: the check
  *
  * In order: no active tenant, no plan; no layout yet, "first"; the active
  * tenants changed, "tenants"; a tenant's lifetimes showed since the
- * layout was planned, "learned"; LT_QUARTERS periods (a reclaim age) since
- * the last plan, "drift".  Drift and learned plans are installed only if
+ * layout was planned, "learned"; a tenant writes a rank the layout does
+ * not place, "hints"; LT_QUARTERS periods (a reclaim age) since the last
+ * plan, "drift".  Drift, learned and hints plans are installed only if
  * they changed the layout.
  *
  * Return: the reason, or NULL for no plan.
@@ -974,6 +1135,8 @@ const char *lt_plan_due(const struct lt_check *c)
 		return "tenants";
 	if (c->informed & ~c->tenants_informed)
 		return "learned";
+	if (c->ranked)
+		return "hints";
 	if (c->periods >= LT_QUARTERS)
 		return "drift";
 	return NULL;

@@ -112,6 +112,23 @@ static ssize_t auto_plan_store(struct lt_disk *ld, const char *page,
 	return count;
 }
 
+static ssize_t writer_ranks_show(struct lt_disk *ld, char *page)
+{
+	return sysfs_emit(page, "%d\n", READ_ONCE(ld->writer_ranks));
+}
+
+/* 0 plans from measured survival alone; from the next plan on. */
+static ssize_t writer_ranks_store(struct lt_disk *ld, const char *page,
+				  size_t count)
+{
+	bool v;
+
+	if (kstrtobool(page, &v))
+		return -EINVAL;
+	WRITE_ONCE(ld->writer_ranks, v);
+	return count;
+}
+
 /*
  * Size the owner table anew, at once: what the policy learned of lifetimes
  * stays, where each label's data lies is forgotten (lt_track_resize()).
@@ -337,6 +354,7 @@ LT_ATTR_RO(reclaim_age_source);
 LT_ATTR_RW(media_bytes_written);
 LT_ATTR_WO(replan);
 LT_ATTR_RW(auto_plan);
+LT_ATTR_RW(writer_ranks);
 LT_ATTR_RW(range_size);
 LT_ATTR_RO(range_bytes);
 LT_ATTR_RW(sample_shift);
@@ -355,6 +373,7 @@ static struct attribute *lt_attrs[] = {
 	&lt_attr_media_bytes_written.attr,
 	&lt_attr_replan.attr,
 	&lt_attr_auto_plan.attr,
+	&lt_attr_writer_ranks.attr,
 	&lt_attr_range_size.attr,
 	&lt_attr_range_bytes.attr,
 	&lt_attr_sample_shift.attr,

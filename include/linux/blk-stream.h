@@ -168,6 +168,35 @@ static inline bool blkcg_iostream_confined(struct gendisk *disk)
 #define BLK_STREAM_KEY_METADATA	(WRITE_LIFE_HINT_NR + 1)
 #define BLK_STREAM_KEY_NR	(WRITE_LIFE_HINT_NR + 2)
 
+/* Places in the order of blk_stream_key_rank(). */
+#define BLK_STREAM_KEY_RANKS	6
+
+/**
+ * blk_stream_key_rank - where a key stands in the order of lifetimes
+ * @key: the hint or kind of a write (bio_stream_key())
+ *
+ * The journal, whose blocks are written again each time the log wraps,
+ * then metadata, then the lifetime hints from short to extreme: the order
+ * in which the hint policy's default map hands out streams, and the
+ * lifetime policy's first guess at the order of survival.
+ *
+ * Return: 1 to %BLK_STREAM_KEY_RANKS in that order, 0 for a write that
+ * has neither a hint nor a kind.
+ */
+static inline unsigned int blk_stream_key_rank(unsigned int key)
+{
+	switch (key) {
+	case BLK_STREAM_KEY_JOURNAL:
+		return 1;
+	case BLK_STREAM_KEY_METADATA:
+		return 2;
+	case WRITE_LIFE_SHORT ... WRITE_LIFE_EXTREME:
+		return key - WRITE_LIFE_SHORT + 3;
+	default:
+		return 0;
+	}
+}
+
 /**
  * bio_stream_key - the key of a write for placement by hint or kind
  * @bio: a write bio

@@ -699,9 +699,11 @@ static void lt_test_fill(struct lt_label *labels,
 
 static const u8 lt_test_streams[] = { 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
 
-static int lt_test_plan(const struct lt_label *labels, unsigned int nr,
-			unsigned int budget, u16 min_side_pm,
-			struct lt_layout *out, struct lt_plan_work *work)
+/* A plan of @nr labels on @budget streams, with each label's @rank. */
+static int lt_test_plan_ranked(const struct lt_label *labels,
+			       unsigned int nr, const u8 *rank,
+			       unsigned int budget, u16 min_side_pm,
+			       struct lt_layout *out, struct lt_plan_work *work)
 {
 	struct lt_plan_input in = {
 		.labels = labels,
@@ -710,9 +712,18 @@ static int lt_test_plan(const struct lt_label *labels, unsigned int nr,
 		.streams = lt_test_streams,
 		.nr_streams = budget,
 		.min_side_pm = min_side_pm,
+		.rank = rank,
 	};
 
 	return lt_plan(&in, out, work);
+}
+
+static int lt_test_plan(const struct lt_label *labels, unsigned int nr,
+			unsigned int budget, u16 min_side_pm,
+			struct lt_layout *out, struct lt_plan_work *work)
+{
+	return lt_test_plan_ranked(labels, nr, NULL, budget, min_side_pm, out,
+				   work);
 }
 
 /* No stream carries two tenants' labels. */
@@ -1325,6 +1336,230 @@ static void lt_test_plan_min_side(LT_TEST_CTX *test)
 	LT_EXPECT_EQ(test, out->label_stream[2], 3);
 }
 
+/*
+ * Writers' ranks (lifetime hints): labels whose survivals tie are ordered
+ * by rank and cut between ranks, on streams no measured boundary wants.
+ */
+static void lt_test_plan_rank(LT_TEST_CTX *test)
+{
+	/*
+	 * One tenant's labels before any of their data died, ranks 1 to 4,
+	 * and a label with no rank.
+	 */
+	struct lt_test_label src[] = {
+		[1] = { 0, 0x12, 100, 0, 0 },
+		[2] = { 0, 0x13, 100, 0, 0 },
+		[3] = { 0, 0x14, 100, 0, 0 },
+		[4] = { 0, 0x15, 100, 0, 0 },
+		[5] = { 0, 0x06, 100, 0, 0 },
+	};
+	static const u8 rank[] = { 0, 1, 2, 3, 4, 0 };
+	static const u8 rank8[] = { 0, 1, 2, 3, 4, 0, 0, 0 };
+	static const u8 prev[] = { 0, 3, 2, 2, 2, 2 };
+	struct lt_label *labels = lt_test_alloc(test, sizeof(*labels) *
+						LT_MAX_LABELS);
+	struct lt_plan_work *work = lt_test_alloc(test, sizeof(*work));
+	struct lt_layout *out = lt_test_alloc(test, sizeof(*out));
+	struct lt_plan_input in = {
+		.nr_labels = 6,
+		.reclaim_age = LT_TEST_R,
+		.streams = lt_test_streams,
+		.nr_streams = 2,
+		.rank = rank,
+		.prev_stream = prev,
+	};
+	unsigned int i;
+
+	if (!LT_EXPECT(test, labels && work && out))
+		return;
+	lt_test_fill(labels, src, ARRAY_SIZE(src));
+	in.labels = labels;
+
+	/* Without ranks, no boundary is worth anything: one class. */
+	LT_EXPECT_EQ(test, lt_test_plan_ranked(labels, 6, NULL, 7, 0, out, work), 0);
+	LT_EXPECT_EQ(test, out->nr_commits, 0);
+	LT_EXPECT_EQ(test, out->tenant_classes[0], 1);
+
+	/*
+	 * With them, the label with no rank first, in class 0 with the
+	 * labels no plan has seen, then a class per rank, the highest first.
+	 * The first cut is the one with the largest smaller side (200 MiB,
+	 * the earlier of two), then the earliest of the 100 MiB ones.
+	 */
+	LT_EXPECT_EQ(test, lt_test_plan_ranked(labels, 6, rank, 7, 0, out, work), 0);
+	LT_EXPECT_EQ(test, out->nr_commits, 4);
+	LT_EXPECT_EQ(test, out->nr_streams, 5);
+	LT_EXPECT_EQ(test, out->commit[0].label, 3);
+	LT_EXPECT_EQ(test, out->commit[1].label, 4);
+	LT_EXPECT_EQ(test, out->commit[2].label, 2);
+	LT_EXPECT_EQ(test, out->commit[3].label, 1);
+	for (i = 0; i < 4; i++) {
+		LT_EXPECT_EQ(test, out->commit[i].by_rank, 1);
+		LT_EXPECT_EQ(test, out->commit[i].worth, 0);
+	}
+	LT_EXPECT_EQ(test, out->label_class[5], 0);
+	LT_EXPECT_EQ(test, out->label_class[4], 1);
+	LT_EXPECT_EQ(test, out->label_class[3], 2);
+	LT_EXPECT_EQ(test, out->label_class[2], 3);
+	LT_EXPECT_EQ(test, out->label_class[1], 4);
+	LT_EXPECT_EQ(test, out->label_stream[5], out->tenant_stream[0]);
+	for (i = 1; i < 5; i++)
+		LT_EXPECT(test, out->label_stream[i] != out->label_stream[i + 1]);
+	LT_EXPECT_EQ(test, out->tenant_ranks[0], 0x1f);
+
+	/* Labels with no rank are not cut from each other by it. */
+	labels[6] = labels[5];
+	labels[6].key = 0x07;
+	LT_EXPECT_EQ(test, lt_test_plan_ranked(labels, 7, rank8, 7, 0, out, work), 0);
+	LT_EXPECT_EQ(test, out->nr_commits, 4);
+	LT_EXPECT_EQ(test, out->label_stream[5], out->label_stream[6]);
+	memset(&labels[6], 0, sizeof(*labels));
+
+	/* One stream more than the tenant's: the best cut alone. */
+	LT_EXPECT_EQ(test, lt_test_plan_ranked(labels, 6, rank, 2, 0, out, work), 0);
+	LT_EXPECT_EQ(test, out->nr_commits, 1);
+	LT_EXPECT_EQ(test, out->commit[0].label, 3);
+	LT_EXPECT_EQ(test, out->label_stream[5], out->label_stream[4]);
+	LT_EXPECT_EQ(test, out->label_stream[3], out->label_stream[1]);
+	LT_EXPECT(test, out->label_stream[4] != out->label_stream[3]);
+
+	/*
+	 * Unless the layout before had another cut by rank: labels 2 to 5 on
+	 * one stream and label 1 on another.  It stays, although its smaller
+	 * side is 100 MiB, not 200.
+	 */
+	LT_EXPECT_EQ(test, lt_plan(&in, out, work), 0);
+	LT_EXPECT_EQ(test, out->nr_commits, 1);
+	LT_EXPECT_EQ(test, out->commit[0].label, 1);
+	LT_EXPECT_EQ(test, out->label_stream[1], 3);
+	LT_EXPECT_EQ(test, out->label_stream[2], 2);
+
+	/*
+	 * Measured worth comes first: the lowest rank's data die young, so
+	 * the one stream more cuts them off with worth, and the ranks only
+	 * take the streams after it.
+	 */
+	src[1].early = 100;
+	lt_test_fill(labels, src, ARRAY_SIZE(src));
+	LT_EXPECT_EQ(test, lt_test_plan_ranked(labels, 6, rank, 2, 0, out, work), 0);
+	LT_EXPECT_EQ(test, out->nr_commits, 1);
+	LT_EXPECT_EQ(test, out->commit[0].label, 1);
+	LT_EXPECT_EQ(test, out->commit[0].by_rank, 0);
+	LT_EXPECT(test, out->commit[0].worth > 0);
+	LT_EXPECT_EQ(test, lt_test_plan_ranked(labels, 6, rank, 7, 0, out, work), 0);
+	LT_EXPECT_EQ(test, out->nr_commits, 4);
+	LT_EXPECT_EQ(test, out->commit[0].label, 1);
+	LT_EXPECT_EQ(test, out->commit[0].by_rank, 0);
+	LT_EXPECT_EQ(test, out->commit[1].label, 3);
+	LT_EXPECT_EQ(test, out->commit[1].by_rank, 1);
+	LT_EXPECT_EQ(test, out->commit[2].label, 4);
+	LT_EXPECT_EQ(test, out->commit[2].by_rank, 1);
+	LT_EXPECT_EQ(test, out->commit[3].label, 2);
+	LT_EXPECT_EQ(test, out->commit[3].by_rank, 1);
+
+	/*
+	 * Also when the cut by rank is another tenant's, found first: tenant
+	 * 1's labels have no rank, and one dies young.
+	 */
+	src[1].early = 0;
+	lt_test_fill(labels, src, ARRAY_SIZE(src));
+	labels[6] = labels[5];
+	labels[6].tenant = 1;
+	labels[6].key = 0x30;
+	labels[7] = labels[6];
+	labels[7].key = 0x31;
+	labels[7].hist[12] = labels[7].bytes;
+	LT_EXPECT_EQ(test, lt_test_plan_ranked(labels, 8, rank8, 3, 0, out, work), 0);
+	LT_EXPECT_EQ(test, out->nr_commits, 1);
+	LT_EXPECT_EQ(test, out->commit[0].tenant, 1);
+	LT_EXPECT_EQ(test, out->commit[0].by_rank, 0);
+	LT_EXPECT(test, out->label_stream[6] != out->label_stream[7]);
+	LT_EXPECT_EQ(test, out->tenant_classes[0], 1);
+	memset(&labels[6], 0, 2 * sizeof(*labels));
+
+	/*
+	 * A rank that does not match what the data do: the highest rank's
+	 * data die young.  Its measured survival puts it last, whatever its
+	 * rank, and it is cut off with worth.
+	 */
+	src[4].early = 100;
+	lt_test_fill(labels, src, ARRAY_SIZE(src));
+	LT_EXPECT_EQ(test, lt_test_plan_ranked(labels, 6, rank, 7, 0, out, work), 0);
+	LT_EXPECT_EQ(test, out->commit[0].label, 4);
+	LT_EXPECT_EQ(test, out->commit[0].by_rank, 0);
+	LT_EXPECT_EQ(test, out->label_class[4], out->tenant_classes[0] - 1);
+	LT_EXPECT_EQ(test, out->label_class[5], 0);
+
+	/* Each side of a cut by rank holds min_side of the tenant's bytes. */
+	src[4].early = 0;
+	src[4].mib = 15;	/* 4.76% */
+	lt_test_fill(labels, src, 5);
+	LT_EXPECT_EQ(test, lt_test_plan_ranked(labels, 5, rank, 7, 0, out, work), 0);
+	LT_EXPECT_EQ(test, out->label_stream[4], out->label_stream[3]);
+	LT_EXPECT_EQ(test, out->nr_commits, 2);
+}
+
+/*
+ * A filesystem tenant that sets no hints: its data have no rank, its
+ * journal the lowest.  The data keep class 0, the tenant's stream, and
+ * the journal leaves them.  A plan that cannot split a tenant still sees
+ * its ranks, so lt_new_ranks() does not ask for another, unless a rank
+ * was too small to be cut off and grew.
+ */
+static void lt_test_plan_rank_journal(LT_TEST_CTX *test)
+{
+	struct lt_test_label src[] = {
+		[1] = { 1, 0x06, 20, 0, 0 },		/* journal, rank 1 */
+		[2] = { 1, 0x20, 180, 0, 0 },		/* data */
+		[3] = { 0, 0x13, 100, 0, 0 },		/* rank 3 */
+		[4] = { 0, 0x15, 100, 0, 0 },		/* rank 5 */
+	};
+	static const u8 rank[] = { 0, 1, 0, 3, 5 };
+	struct lt_label *labels = lt_test_alloc(test, sizeof(*labels) *
+						LT_MAX_LABELS);
+	struct lt_plan_work *work = lt_test_alloc(test, sizeof(*work));
+	struct lt_layout *out = lt_test_alloc(test, sizeof(*out));
+
+	if (!LT_EXPECT(test, labels && work && out))
+		return;
+	lt_test_fill(labels, src, 3);
+	LT_EXPECT_EQ(test, lt_test_plan_ranked(labels, 3, rank, 2, 0, out, work), 0);
+	LT_EXPECT_EQ(test, out->nr_commits, 1);
+	LT_EXPECT_EQ(test, out->commit[0].by_rank, 1);
+	LT_EXPECT_EQ(test, out->commit[0].label, 1);
+	LT_EXPECT_EQ(test, out->label_stream[2], out->tenant_stream[1]);
+	LT_EXPECT(test, out->label_stream[1] != out->label_stream[2]);
+
+	/* Two tenants on one stream: neither is split, both are seen. */
+	lt_test_fill(labels, src, ARRAY_SIZE(src));
+	LT_EXPECT_EQ(test, lt_test_plan_ranked(labels, 5, rank, 1, 0, out, work), 0);
+	LT_EXPECT_EQ(test, out->nr_commits, 0);
+	LT_EXPECT_EQ(test, out->tenant_ranks[0], BIT(3) | BIT(5));
+	LT_EXPECT_EQ(test, out->tenant_ranks[1], BIT(0) | BIT(1));
+	LT_EXPECT_EQ(test, lt_new_ranks(labels, rank, out->tenant_ranks, 5,
+					0x3, 0), 0);
+	/* Not seen, they would ask for a plan. */
+	memset(out->tenant_ranks, 0, sizeof(out->tenant_ranks));
+	LT_EXPECT_EQ(test, lt_new_ranks(labels, rank, out->tenant_ranks, 5,
+					0x3, 0), 0x3);
+
+	/*
+	 * A journal of 2.5% of its tenant's bytes could not be cut off: the
+	 * plan does not count its rank as seen, and a check plans again
+	 * once it holds 5%.
+	 */
+	src[1].mib = 5;
+	lt_test_fill(labels, src, 3);
+	LT_EXPECT_EQ(test, lt_test_plan_ranked(labels, 3, rank, 2, 0, out, work), 0);
+	LT_EXPECT_EQ(test, out->nr_commits, 0);
+	LT_EXPECT_EQ(test, out->tenant_ranks[1], BIT(0));
+	LT_EXPECT_EQ(test, lt_new_ranks(labels, rank, out->tenant_ranks, 3,
+					0x2, 0), 0);
+	labels[1].bytes = 10 * LT_MIB;
+	LT_EXPECT_EQ(test, lt_new_ranks(labels, rank, out->tenant_ranks, 3,
+					0x2, 0), 0x2);
+}
+
 /* The same input gives the same layout; bad input is refused. */
 static void lt_test_plan_determinism(LT_TEST_CTX *test)
 {
@@ -1585,10 +1820,13 @@ static void lt_test_plan_due(LT_TEST_CTX *test)
 	u64 (*act)[LT_MAX_TENANTS];
 	struct lt_label *labels;
 	struct lt_check c = { };
+	u8 *rank, *seen;
 
 	act = lt_test_alloc(test, sizeof(*act) * LT_QUARTERS);
 	labels = lt_test_alloc(test, sizeof(*labels) * LT_MAX_LABELS);
-	if (!LT_EXPECT(test, act && labels))
+	rank = lt_test_alloc(test, LT_MAX_LABELS);
+	seen = lt_test_alloc(test, LT_MAX_TENANTS);
+	if (!LT_EXPECT(test, act && labels && rank && seen))
 		return;
 
 	/* Tenant 2 wrote 5% of the bytes: active; tenant 3, just under. */
@@ -1629,6 +1867,53 @@ static void lt_test_plan_due(LT_TEST_CTX *test)
 	LT_EXPECT_EQ(test, lt_informed(labels, LT_MAX_LABELS, 0xf), 0x7);
 	LT_EXPECT_EQ(test, lt_informed(labels, LT_MAX_LABELS, 0), 0);
 
+	/*
+	 * New ranks: tenant 0's plan saw rank 3; labels that came after it
+	 * have rank 4 (6 MiB), rank 3 and no rank (50 MiB each).  Tenant 1's
+	 * saw rank 2, and its new rank 5 holds 3.8% of its bytes.
+	 */
+	memset(labels, 0, sizeof(*labels) * LT_MAX_LABELS);
+	memset(rank, 0, LT_MAX_LABELS);
+	memset(seen, 0, LT_MAX_TENANTS);
+	seen[0] = BIT(3);
+	seen[1] = BIT(2);
+	labels[1] = (struct lt_label){ .flags = LT_LABEL_USED, .tenant = 0,
+				       .bytes = 100 * LT_MIB };
+	rank[1] = 3;
+	labels[2] = (struct lt_label){ .flags = LT_LABEL_USED, .tenant = 0,
+				       .bytes = 6 * LT_MIB };
+	rank[2] = 4;
+	labels[3] = (struct lt_label){ .flags = LT_LABEL_USED, .tenant = 0,
+				       .bytes = 50 * LT_MIB };
+	rank[3] = 3;
+	labels[4] = (struct lt_label){ .flags = LT_LABEL_USED, .tenant = 0,
+				       .bytes = 50 * LT_MIB };
+	labels[5] = (struct lt_label){ .flags = LT_LABEL_USED, .tenant = 1,
+				       .bytes = 100 * LT_MIB };
+	rank[5] = 2;
+	labels[6] = (struct lt_label){ .flags = LT_LABEL_USED, .tenant = 1,
+				       .bytes = 4 * LT_MIB };
+	rank[6] = 5;
+	/* 6 MiB of 206: 2.9%, under the default 5%. */
+	LT_EXPECT_EQ(test, lt_new_ranks(labels, rank, seen, LT_MAX_LABELS,
+					0x3, 0), 0);
+	/* Without the rank 3 and unranked labels: 6 of 106, 5.7%. */
+	labels[3].flags = 0;
+	labels[4].flags = 0;
+	LT_EXPECT_EQ(test, lt_new_ranks(labels, rank, seen, LT_MAX_LABELS,
+					0x3, 0), 0x1);
+	LT_EXPECT_EQ(test, lt_new_ranks(labels, rank, seen, LT_MAX_LABELS,
+					0x2, 0), 0);
+	/* Tenant 1's 4 of 104 at a 3% side; not once a plan saw it. */
+	LT_EXPECT_EQ(test, lt_new_ranks(labels, rank, seen, LT_MAX_LABELS,
+					0x3, 30), 0x3);
+	seen[1] |= BIT(5);
+	LT_EXPECT_EQ(test, lt_new_ranks(labels, rank, seen, LT_MAX_LABELS,
+					0x3, 30), 0x1);
+	seen[0] |= BIT(4);
+	LT_EXPECT_EQ(test, lt_new_ranks(labels, rank, seen, LT_MAX_LABELS,
+					0x3, 0), 0);
+
 	/* The reasons, in order. */
 	LT_EXPECT(test, !lt_plan_due(&c));
 	c.active = 0x3;
@@ -1642,6 +1927,9 @@ static void lt_test_plan_due(LT_TEST_CTX *test)
 	c.tenants_informed = 0x1;
 	LT_EXPECT(test, !strcmp(lt_plan_due(&c), "learned"));
 	c.tenants_informed = 0x3;
+	c.ranked = 0x2;
+	LT_EXPECT(test, !strcmp(lt_plan_due(&c), "hints"));
+	c.ranked = 0;
 	LT_EXPECT(test, !strcmp(lt_plan_due(&c), "drift"));
 	c.periods = LT_QUARTERS - 1;
 	LT_EXPECT(test, !lt_plan_due(&c));
@@ -1811,6 +2099,8 @@ static const struct lt_test_case lt_test_table[] = {
 	{ "plan_io_budget", lt_test_plan_io_budget },
 	{ "plan_conflict", lt_test_plan_conflict },
 	{ "plan_min_side", lt_test_plan_min_side },
+	{ "plan_rank", lt_test_plan_rank },
+	{ "plan_rank_journal", lt_test_plan_rank_journal },
 	{ "plan_determinism", lt_test_plan_determinism },
 	{ "plan_keep", lt_test_plan_keep },
 	{ "plan_due", lt_test_plan_due },

@@ -283,6 +283,41 @@ static void lt_kunit_record(struct kunit *test)
 }
 
 /*
+ * A write's rank comes from its label key as lt_bio_key() builds it: the
+ * journal 1, metadata 2, the hints short 3 to extreme 6, in the order of
+ * the hint policy's default map; none for a write with no hint.
+ */
+static void lt_kunit_key_rank(struct kunit *test)
+{
+	static const u8 want[BLK_STREAM_KEY_NR] = {
+		[WRITE_LIFE_NOT_SET] = 0,
+		[WRITE_LIFE_NONE] = 0,
+		[WRITE_LIFE_SHORT] = 3,
+		[WRITE_LIFE_MEDIUM] = 4,
+		[WRITE_LIFE_LONG] = 5,
+		[WRITE_LIFE_EXTREME] = 6,
+		[BLK_STREAM_KEY_JOURNAL] = 1,
+		[BLK_STREAM_KEY_METADATA] = 2,
+	};
+	struct bio bio;
+	unsigned int k;
+
+	for (k = 0; k < BLK_STREAM_KEY_NR; k++) {
+		bio_init(&bio, NULL, NULL, 0, REQ_OP_WRITE);
+		if (k == BLK_STREAM_KEY_JOURNAL)
+			bio_set_write_kind(&bio, WRITE_KIND_JOURNAL);
+		else if (k == BLK_STREAM_KEY_METADATA)
+			bio_set_write_kind(&bio, WRITE_KIND_METADATA);
+		else
+			bio.bi_write_hint = k;
+		KUNIT_EXPECT_EQ(test, bio_stream_key(&bio), k);
+		KUNIT_EXPECT_EQ(test, blk_stream_key_rank(k), want[k]);
+		KUNIT_EXPECT_EQ(test, lt_key_rank(lt_bio_key(&bio, NULL)),
+				want[k]);
+	}
+}
+
+/*
  * The pages a CPU's memo holds count as skipped and as sent to its
  * stream before the memo hands them over, and reach the clock once,
  * whether a fold finds them in the memo or in the counts.
@@ -690,6 +725,7 @@ static struct kunit_case lt_kunit_cases[] = {
 	KUNIT_CASE(lt_kunit_replay_cpus),
 	KUNIT_CASE(lt_kunit_skip),
 	KUNIT_CASE(lt_kunit_record),
+	KUNIT_CASE(lt_kunit_key_rank),
 	KUNIT_CASE(lt_kunit_memo),
 	KUNIT_CASE(lt_kunit_clock),
 	KUNIT_CASE(lt_kunit_periods),

@@ -31,7 +31,7 @@ dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/fdp_lib.sh"
 mnt=/tmp/lifetime_test.mnt
 top=/sys/fs/cgroup/lifetime_test
-nr_tests=40
+nr_tests=42
 
 fdp_named_disk
 lt=/sys/block/$disk/queue/lifetime
@@ -68,12 +68,16 @@ append_direct() {	# BYTES FILE
 	dd if=/dev/urandom of="$2" bs=256k count=$(($1 / 262144)) \
 		oflag=direct,append conv=notrunc status=none
 }
+# Direct writes of a file that exists, with a lifetime hint.
+hinted() {	# HINT FILE OFFSET_MIB MIB
+	"$tool" write --hint $1 --dev $2 --offset $(($3 * MiB)) --size $(($4 * MiB))
+}
 
 # The main handle (see main_handle) of a function run in a cgroup.
 handle_of() {	# CG FUNC ARGS...
 	local fns
-	fns=$(declare -f in_cg rewrite append rewrite_direct append_direct)
-	"$tool" watch -- bash -c "$fns; top=$top; in_cg $*" |
+	fns=$(declare -f in_cg rewrite append rewrite_direct append_direct hinted)
+	"$tool" watch -- bash -c "$fns; top=$top; tool=$tool; MiB=$MiB; in_cg $*" |
 		main_handle
 }
 
@@ -134,6 +138,7 @@ echo $((4 * cap)) >$lt/reclaim_age ||
 echo $((8 * MiB)) >$lt/reclaim_age
 echo 0 >$lt/replan 2>/dev/null && { diag "replan took 0"; bad=1; }
 echo maybe >$lt/auto_plan 2>/dev/null && { diag "auto_plan took 'maybe'"; bad=1; }
+echo maybe >$lt/writer_ranks 2>/dev/null && { diag "writer_ranks took 'maybe'"; bad=1; }
 echo 100 >$lt/media_bytes_written && echo 50 >$lt/media_bytes_written 2>/dev/null &&
 	{ diag "media_bytes_written went back"; bad=1; }
 # The per-disk settings are checked when set, and keep their value.
@@ -233,6 +238,41 @@ read -r log_h data_h < <(log_and_data t2 rewrite_direct append_direct)
 diag "direct log on handle $log_h, direct data on handle $data_h"
 check "one thread's direct log and data land on different handles" \
 	apart $log_h $data_h
+umount $mnt
+
+# --- a tenant's lifetime hints part its data before any of it dies -------
+# Two files of one tenant, one set short and one extreme with
+# F_SET_RW_HINT, appended to, so that nothing dies: survival cannot tell
+# them apart, the hints do (writer_ranks, the default), and with
+# writer_ranks 0 they share the tenant's class.
+setup_fs || bail "cannot make ext4 on $disk"
+start_policy $((256 * MiB))
+in_cg h1 true
+touch $mnt/short.dat $mnt/extreme.dat
+for i in $(seq 0 7); do
+	in_cg h1 hinted 2 $mnt/short.dat $i 1
+	in_cg h1 hinted 5 $mnt/extreme.dat $i 1
+done
+hint_handles() {	# OFFSET_MIB: the handles of more writes of each file
+	echo "$(handle_of h1 hinted 2 $mnt/short.dat $1 2)" \
+	     "$(handle_of h1 hinted 5 $mnt/extreme.dat $1 2)"
+}
+echo 1 >$lt/replan
+read -r s_h x_h < <(hint_handles 8)
+grep -E 'short.dat|extreme.dat' $dbg/labels | cut -d' ' -f1-9 | sed 's/^/# /'
+layout | grep '^boundary' | sed 's/^/# /'
+diag "short hint on handle $s_h, extreme hint on handle $x_h"
+rank_ok=0
+apart $s_h $x_h && grep -q '^boundary .* by_rank' $dbg/layout && rank_ok=1
+check "a tenant's short and extreme hints land on different handles before any data die" \
+	[ $rank_ok = 1 ]
+echo 0 >$lt/writer_ranks
+echo 1 >$lt/replan
+read -r s_h0 x_h0 < <(hint_handles 10)
+echo 1 >$lt/writer_ranks
+diag "writer_ranks 0: short hint on handle $s_h0, extreme hint on handle $x_h0"
+check "with writer_ranks 0 they share the tenant's handle until deaths show" \
+	sh -c "[ '$s_h0' = '$x_h0' ] && [ '$s_h0' != mixed ] && [ '$s_h0' != none ]"
 umount $mnt
 
 # --- write classes: the filesystem carries a file's name pattern -------
