@@ -196,6 +196,10 @@ expect "bench-fs-hints rejects a bad round count" "--rounds and --runtime take p
 	"$TOP/scripts/bench-fs-hints" --rounds 0 --no-build
 expect "scenario-iostream14 takes one overwrite pattern" "--seq and --randmap exclude each other" \
 	"$TOP/scripts/scenario-iostream14" --seq --randmap
+expect "scenario-iostream14 refuses a fill outside 1 to 1000 per mille" "--fill takes a share" \
+	"$TOP/scripts/scenario-iostream14" --fill 1001
+expect "scenario-iostream14 refuses an unknown map" "unknown map 'nope'" \
+	"$TOP/scripts/scenario-iostream14" --maps none,nope
 expect "waf-eval refuses an unknown scenario" "unknown scenario 'nope'" \
 	"$TOP/scripts/waf-eval" --scenario nope
 expect "waf-eval refuses an unknown policy" "unknown policy 'nope'" \
