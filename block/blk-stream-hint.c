@@ -31,6 +31,8 @@ static const char *const blk_stream_hint_names[BLK_STREAM_KEY_NR] = {
 	[BLK_STREAM_KEY_METADATA] = "metadata",
 };
 
+/* The last rank is extreme's (blk_stream_key_rank()). */
+static_assert(WRITE_LIFE_EXTREME - WRITE_LIFE_SHORT + 3 == BLK_STREAM_KEY_RANKS);
 
 /**
  * blk_stream_hint_default - the default stream of a key
