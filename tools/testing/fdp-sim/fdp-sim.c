@@ -71,6 +71,8 @@ static void print_usage(FILE *f)
 	      "  --gc-dest D        per-handle or shared: where GC writes copies\n"
 	      "                     [the trace's handle type, else per-handle]\n"
 	      "  --precondition     map every logical page before the trace starts\n"
+	      "  --lazy-units       a handle takes a reclaim unit only when it writes\n"
+	      "                     (default: every handle holds one, as on NVMe FDP)\n"
 	      "  --window BYTES     also report WAF per window of host writes\n"
 	      "  --warmup BYTES     count only after this many host bytes\n"
 	      "  --disk MAJ:MIN     replay only this disk's records (default: the first seen)\n"
@@ -1025,6 +1027,7 @@ int main(int argc, char **argv)
 		{ "oracle", required_argument, NULL, 'O' },
 		{ "bound-max", required_argument, NULL, 'B' },
 		{ "precondition", no_argument, NULL, 'P' },
+		{ "lazy-units", no_argument, NULL, 'z' },
 		{ "resources", no_argument, NULL, 'R' },
 		{ "convert", required_argument, NULL, 'C' },
 		{ "device", required_argument, NULL, 'D' },
@@ -1121,6 +1124,9 @@ int main(int argc, char **argv)
 			break;
 		case 'P':
 			precondition = 1;
+			break;
+		case 'z':
+			p.lazy_units = true;
 			break;
 		case 'R':
 			resources = 1;
@@ -1307,8 +1313,9 @@ int main(int argc, char **argv)
 	       p.gc_dest == FDPSIM_GC_SHARED ? "shared" : "per-handle", gc_from,
 	       trace_ruh_type_names[t.hdr.ruh_type], precondition ? "preconditioned" : "empty",
 	       field ? "field" : "custom", p.op * 100, p.ru_pages);
-	printf(" reclaim_units=%u capacity_units=%.1f handles=%u\n", s.nr_rus,
-	       (double)p.logical_pages / p.ru_pages, p.handles);
+	printf(" reclaim_units=%u capacity_units=%.1f handles=%u units=%s\n", s.nr_rus,
+	       (double)p.logical_pages / p.ru_pages, p.handles,
+	       p.lazy_units ? "lazy" : "held");
 	printf("host_pages=%llu media_pages=%llu gc_pages=%llu waf=%.4f\n",
 	       (unsigned long long)s.host_pages, (unsigned long long)s.media_pages,
 	       (unsigned long long)s.gc_pages, fdpsim_waf(&s));

@@ -45,6 +45,14 @@ struct fdpsim_params {
 	uint32_t watermark;		/* GC when fewer RUs than this are free */
 	enum fdpsim_gc_dest gc_dest;
 	uint64_t window;		/* host pages per WAF window, 0: none */
+	/*
+	 * false: every handle holds an open unit for host writes at all
+	 * times, as an NVMe reclaim unit handle always references a reclaim
+	 * unit (a full one is replaced at once); true: a handle takes a unit
+	 * at its first write and none after its unit fills, until it writes
+	 * again, so handles the host leaves unused cost no spare space.
+	 */
+	bool lazy_units;
 };
 
 /*

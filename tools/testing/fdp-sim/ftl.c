@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fdp-sim device model: page mapping, one open reclaim unit per handle,
+ * fdp-sim device model: page mapping, one open reclaim unit per handle
+ * (held from the start, as NVMe FDP handles hold one, unless lazy_units),
  * greedy garbage collection.  See fdpsim.h.
  *
  * Memory per logical page: 4 bytes of forward map, plus per physical page
@@ -20,6 +21,16 @@
 static uint8_t *page_handle_of(struct fdpsim *s)
 {
 	return (uint8_t *)(s->owner + (uint64_t)s->nr_rus * s->p.ru_pages);
+}
+
+/* Open a free unit for handle @h in *@ru. */
+static inline void open_unit(struct fdpsim *s, uint32_t *ru, uint8_t h)
+{
+	/* Callers keep at least one unit free (see the watermark). */
+	*ru = s->free_list[--s->nr_free];
+	s->fill[*ru] = 0;
+	s->valid[*ru] = 0;
+	s->ru_handle[*ru] = h;
 }
 
 /**
@@ -92,6 +103,9 @@ int fdpsim_init(struct fdpsim *s, const struct fdpsim_params *p)
 		s->open[i] = FDPSIM_NONE;
 		s->gc_open[i] = FDPSIM_NONE;
 	}
+	/* Each handle references a unit from the start, written or not. */
+	for (i = 0; !p->lazy_units && i < p->handles; i++)
+		open_unit(s, &s->open[i], i);
 	return 0;
 }
 
@@ -172,13 +186,8 @@ static inline void append(struct fdpsim *s, uint32_t *ru, uint32_t l, uint16_t c
 {
 	uint32_t pp;
 
-	if (*ru == FDPSIM_NONE) {
-		/* Callers keep at least one unit free (see the watermark). */
-		*ru = s->free_list[--s->nr_free];
-		s->fill[*ru] = 0;
-		s->valid[*ru] = 0;
-		s->ru_handle[*ru] = h;
-	}
+	if (*ru == FDPSIM_NONE)
+		open_unit(s, ru, h);
 	pp = *ru * s->p.ru_pages + s->fill[*ru]++;
 	if (s->tm) {
 		struct fdpsim_timing *tm = s->tm;
@@ -325,6 +334,9 @@ int fdpsim_write(struct fdpsim *s, uint64_t lpage, uint32_t handle, uint16_t cgr
 	if (s->tm)
 		s->tm->ready = s->tm->now;
 	append(s, &s->open[handle], lpage, cgroup, handle);
+	/* The handle points at a new unit as soon as its unit is full. */
+	if (!s->p.lazy_units && s->open[handle] == FDPSIM_NONE)
+		open_unit(s, &s->open[handle], handle);
 	s->host_pages++;
 	s->all_host++;
 	s->host_by_handle[handle]++;
