@@ -261,6 +261,10 @@ static int lt_plan_check(const struct lt_plan_input *in)
 	if (!in->labels || in->nr_labels > LT_MAX_LABELS ||
 	    in->min_side_pm > 1000 || (in->nr_streams && !in->streams))
 		return -EINVAL;
+	/* A rank indexes the u8 bitmaps of @tenant_ranks. */
+	for (i = 0; in->rank && i < in->nr_labels; i++)
+		if (in->rank[i] > LT_RANK_MAX)
+			return -EINVAL;
 	for (i = 0; i < in->nr_streams; i++) {
 		if (!in->streams[i] || lt_stream_test(pool, in->streams[i]))
 			return -EINVAL;

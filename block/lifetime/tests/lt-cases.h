@@ -1564,6 +1564,7 @@ static void lt_test_plan_rank_journal(LT_TEST_CTX *test)
 static void lt_test_plan_determinism(LT_TEST_CTX *test)
 {
 	static const u8 zero[] = { 2, 0, 3 }, dup[] = { 2, 3, 2 };
+	u8 bad_rank[LT_NODE_LABELS];
 	static const struct lt_test_label ties[] = {
 		[1] = { 0, 0x30, 100, 100, 0 },
 		[2] = { 0, 0x10, 100, 100, 0 },
@@ -1606,8 +1607,15 @@ static void lt_test_plan_determinism(LT_TEST_CTX *test)
 	LT_EXPECT_EQ(test, lt_plan(&in, a, work), -EINVAL);
 	in.streams = dup;
 	LT_EXPECT_EQ(test, lt_plan(&in, a, work), -EINVAL);
-	/* Only the active tenants are planned. */
 	in.streams = lt_test_streams;
+	/* A rank past LT_RANK_MAX is refused. */
+	memset(bad_rank, 0, sizeof(bad_rank));
+	in.rank = bad_rank;
+	LT_EXPECT_EQ(test, lt_plan(&in, a, work), 0);
+	bad_rank[LT_PG_WAL] = LT_RANK_MAX + 1;
+	LT_EXPECT_EQ(test, lt_plan(&in, a, work), -EINVAL);
+	in.rank = NULL;
+	/* Only the active tenants are planned. */
 	in.nr_streams = 7;
 	in.tenants = BIT_ULL(0) | BIT_ULL(2);
 	LT_EXPECT_EQ(test, lt_plan(&in, a, work), 0);
