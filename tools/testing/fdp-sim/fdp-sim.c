@@ -72,7 +72,8 @@ static void print_usage(FILE *f)
 	      "                     [the trace's handle type, else per-handle]\n"
 	      "  --precondition     map every logical page before the trace starts\n"
 	      "  --lazy-units       a handle takes a reclaim unit only when it writes\n"
-	      "                     (default: every handle holds one, as on NVMe FDP)\n"
+	      "                     (default: every handle holds one, as QEMU and\n"
+	      "                     FEMU model an NVMe FDP handle)\n"
 	      "  --window BYTES     also report WAF per window of host writes\n"
 	      "  --warmup BYTES     count only after this many host bytes\n"
 	      "  --disk MAJ:MIN     replay only this disk's records (default: the first seen)\n"
@@ -1313,7 +1314,7 @@ int main(int argc, char **argv)
 	       p.gc_dest == FDPSIM_GC_SHARED ? "shared" : "per-handle", gc_from,
 	       trace_ruh_type_names[t.hdr.ruh_type], precondition ? "preconditioned" : "empty",
 	       field ? "field" : "custom", p.op * 100, p.ru_pages);
-	printf(" reclaim_units=%u capacity_units=%.1f handles=%u units=%s\n", s.nr_rus,
+	printf(" reclaim_units=%u capacity_units=%.1f handles=%u handle_units=%s\n", s.nr_rus,
 	       (double)p.logical_pages / p.ru_pages, p.handles,
 	       p.lazy_units ? "lazy" : "held");
 	printf("host_pages=%llu media_pages=%llu gc_pages=%llu waf=%.4f\n",

@@ -47,10 +47,13 @@ struct fdpsim_params {
 	uint64_t window;		/* host pages per WAF window, 0: none */
 	/*
 	 * false: every handle holds an open unit for host writes at all
-	 * times, as an NVMe reclaim unit handle always references a reclaim
-	 * unit (a full one is replaced at once); true: a handle takes a unit
-	 * at its first write and none after its unit fills, until it writes
-	 * again, so handles the host leaves unused cost no spare space.
+	 * times and gets a new one as soon as its unit fills: an NVMe reclaim
+	 * unit handle always references a reclaim unit, and QEMU's and FEMU's
+	 * FDP models take one per handle at start (whether a drive keeps an
+	 * unwritten referenced unit out of its spare is its firmware's
+	 * choice).  true: a handle takes a unit at its first write and none
+	 * after its unit fills, until it writes again, so a handle never
+	 * written costs no spare space.
 	 */
 	bool lazy_units;
 };

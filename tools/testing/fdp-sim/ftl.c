@@ -9,6 +9,7 @@
  * cgroup and 1 byte of handle, to charge GC copies to whoever wrote the
  * data: 11.5 bytes at 7% over-provisioning, 14.5 at 50%.
  */
+#include <assert.h>
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -23,10 +24,17 @@ static uint8_t *page_handle_of(struct fdpsim *s)
 	return (uint8_t *)(s->owner + (uint64_t)s->nr_rus * s->p.ru_pages);
 }
 
-/* Open a free unit for handle @h in *@ru. */
+/*
+ * Open a free unit for handle @h in *@ru.  A unit is always free here, with
+ * no slack at --watermark 2: after its GC loop a host write opens at most
+ * one unit (held units: the refill of a full one), which leaves
+ * watermark - 1; gc_one() opens at most one before it frees its victim,
+ * as a victim holds under a unit's pages, all for one GC unit (per-handle
+ * GC units take one handle's pages, as host units do).
+ */
 static inline void open_unit(struct fdpsim *s, uint32_t *ru, uint8_t h)
 {
-	/* Callers keep at least one unit free (see the watermark). */
+	assert(s->nr_free);
 	*ru = s->free_list[--s->nr_free];
 	s->fill[*ru] = 0;
 	s->valid[*ru] = 0;

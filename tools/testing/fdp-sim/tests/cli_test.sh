@@ -237,6 +237,26 @@ check "reclaim units too large for the spare space: what it needs" 2 \
 	"273 reclaim units of 512 pages; it needs 256 for the capacity, 8 open for host writes" \
 	-- \
 	--device field --op 7 --ru-size 2M --capacity 512M "$tmp/ok.trace"
+# Every handle holds a unit, unless --lazy-units: on a device whose spare
+# is a few units, random overwrites through one handle of 8 copy more.
+dw_trace 4 0 >"$tmp/one-handle.trace"
+check "every handle holds its unit by default" 0 \
+	"handles=8 handle_units=held$" -- \
+	--capacity 64M --ru-size 256K --op 10 --watermark 2 "$tmp/one-handle.trace"
+check "--lazy-units: a handle takes a unit when it writes" 0 \
+	"handles=8 handle_units=lazy$" -- \
+	--capacity 64M --ru-size 256K --op 10 --watermark 2 --lazy-units "$tmp/one-handle.trace"
+held=$("$sim" --capacity 64M --ru-size 256K --op 10 --watermark 2 "$tmp/one-handle.trace" |
+	grep -o 'waf=[0-9.]*' | head -n 1)
+lazy=$("$sim" --capacity 64M --ru-size 256K --op 10 --watermark 2 --lazy-units \
+	"$tmp/one-handle.trace" | grep -o 'waf=[0-9.]*' | head -n 1)
+n=$((n + 1))
+if awk -v h="${held#waf=}" -v l="${lazy#waf=}" 'BEGIN { exit !(l > 1 && h > l * 1.05) }'; then
+	echo "ok $n held units of 7 idle handles cost spare: $held against $lazy lazily"
+else
+	echo "not ok $n held units of 7 idle handles cost spare: $held against $lazy lazily"
+	failed=$((failed + 1))
+fi
 check "refuses an unknown device preset" 2 "the only preset is 'field'" -- \
 	--device lab --capacity 512M "$tmp/ok.trace"
 

@@ -250,6 +250,18 @@ static void test_held_units(void)
 	result(replaced && s.nr_free == s.nr_rus - 5,
 	       "a handle whose unit fills points at a new empty one at once");
 	fdpsim_exit(&s);
+
+	/* Lazily, the filled unit is closed and the handle holds none. */
+	p.lazy_units = true;
+	if (fdpsim_init(&s, &p)) {
+		result(0, "lazy units: init");
+		return;
+	}
+	for (i = 0; i < RU_PAGES; i++)
+		fdpsim_write(&s, i, 3, 0);
+	result(s.open[3] == FDPSIM_NONE && s.nr_free == s.nr_rus - 1,
+	       "lazily, a handle whose unit fills holds none until it writes again");
+	fdpsim_exit(&s);
 }
 
 static void test_deterministic(void)
