@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fdp-sim device model: page mapping, one open reclaim unit per handle
- * (held from the start, as NVMe FDP handles hold one, unless lazy_units),
- * greedy garbage collection.  See fdpsim.h.
+ * (held from the start, as QEMU's and FEMU's FDP models hold one, unless
+ * lazy_units), greedy garbage collection.  See fdpsim.h.
  *
  * Memory per logical page: 4 bytes of forward map, plus per physical page
  * (1 + op of them per logical page) 4 bytes of reverse map, 2 bytes of
