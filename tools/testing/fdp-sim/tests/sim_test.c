@@ -58,24 +58,30 @@ static struct fdpsim_params params(double op, uint32_t handles)
 	};
 }
 
-/* Fill, then random overwrites of pages [0, live); WAF after warm-up. */
-static double uniform(double op, uint64_t live, uint64_t *media)
+/*
+ * On device @p: fill, then random overwrites of pages [0, live); WAF after
+ * warm-up.  @media and @free_at_start, if given, take the media pages
+ * written after warm-up and the free units right after init.
+ */
+static double uniform_on(const struct fdpsim_params *p, uint64_t live,
+			 uint64_t *media, uint32_t *free_at_start)
 {
-	struct fdpsim_params p = params(op, 1);
+	uint64_t i, pages = p->logical_pages;
 	struct fdpsim s;
-	uint64_t i;
 	double waf;
 
-	if (fdpsim_init(&s, &p))
+	if (fdpsim_init(&s, p))
 		return -1;
-	for (i = 0; i < logical; i++)
+	if (free_at_start)
+		*free_at_start = s.nr_free;
+	for (i = 0; i < pages; i++)
 		fdpsim_write(&s, i, 0, 0);
-	for (i = live; i < logical; i++)
+	for (i = live; i < pages; i++)
 		fdpsim_discard(&s, i);
-	for (i = 0; i < 2 * logical; i++)
+	for (i = 0; i < 2 * pages; i++)
 		fdpsim_write(&s, rnd() % live, 0, 0);
 	fdpsim_reset_counters(&s);
-	for (i = 0; i < 3 * logical; i++)
+	for (i = 0; i < 3 * pages; i++)
 		if (fdpsim_write(&s, rnd() % live, 0, 0))
 			break;
 	waf = fdpsim_waf(&s);
@@ -83,6 +89,14 @@ static double uniform(double op, uint64_t live, uint64_t *media)
 		*media = s.media_pages;
 	fdpsim_exit(&s);
 	return waf;
+}
+
+/* The same with one handle at @op over-provisioning. */
+static double uniform(double op, uint64_t live, uint64_t *media)
+{
+	struct fdpsim_params p = params(op, 1);
+
+	return uniform_on(&p, live, media, NULL);
 }
 
 static void test_uniform(double op)
@@ -195,28 +209,12 @@ static void test_precondition(void)
 static double one_handle_of_eight(bool lazy, uint32_t *free_at_start)
 {
 	struct fdpsim_params p = params(0.07, 8);
-	struct fdpsim s;
-	uint64_t i, pages = 256 * RU_PAGES;
-	double waf;
 
-	p.logical_pages = pages;
+	p.logical_pages = 256 * RU_PAGES;
 	p.watermark = 2;
 	p.gc_dest = FDPSIM_GC_SHARED;
 	p.lazy_units = lazy;
-	if (fdpsim_init(&s, &p))
-		return -1;
-	*free_at_start = s.nr_free;
-	for (i = 0; i < pages; i++)
-		fdpsim_write(&s, i, 0, 0);
-	for (i = 0; i < 2 * pages; i++)
-		fdpsim_write(&s, rnd() % pages, 0, 0);
-	fdpsim_reset_counters(&s);
-	for (i = 0; i < 3 * pages; i++)
-		if (fdpsim_write(&s, rnd() % pages, 0, 0))
-			break;
-	waf = fdpsim_waf(&s);
-	fdpsim_exit(&s);
-	return waf;
+	return uniform_on(&p, p.logical_pages, NULL, free_at_start);
 }
 
 static void test_held_units(void)
