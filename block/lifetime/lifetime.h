@@ -58,6 +58,7 @@ enum lt_src {
 #define LT_KEY_HINT_SHIFT	56
 #define LT_KEY_HINT_MASK	7
 #define LT_KEY_SRC_SHIFT	48
+#define LT_KEY_SRC_MASK		0xff
 
 /* The planner's rank of a label (struct lt_plan_input): its key's place. */
 static inline u8 lt_key_rank(u64 key)
@@ -65,6 +66,9 @@ static inline u8 lt_key_rank(u64 key)
 	return blk_stream_key_rank((key >> LT_KEY_HINT_SHIFT) &
 				   LT_KEY_HINT_MASK);
 }
+
+/* lt_plan() refuses a rank past LT_RANK_MAX: the policy's must fit. */
+static_assert(BLK_STREAM_KEY_RANKS <= LT_RANK_MAX);
 
 #define LT_HISTORY	8
 #define LT_LOG_LEN	32

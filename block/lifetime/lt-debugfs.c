@@ -11,10 +11,11 @@ static const char *const lt_src_name[] = {
 	[LT_SRC_THREAD] = "thread", [LT_SRC_BDEV] = "bdev",
 };
 
-/* The source of a key's label; "?" for one this table does not know. */
-static const char *lt_src_str(u64 src)
+/* The source of a label's @key; "?" for one this table does not know. */
+static const char *lt_src_str(u64 key)
 {
-	src &= 0xff;
+	u64 src = (key >> LT_KEY_SRC_SHIFT) & LT_KEY_SRC_MASK;
+
 	return src < ARRAY_SIZE(lt_src_name) ? lt_src_name[src] : "?";
 }
 
@@ -63,7 +64,7 @@ static int lt_labels_show(struct seq_file *m, void *v)
 		seq_printf(m, "%u %u %llu %s %s %s %llu %u.%03u %u", i, l->tenant,
 			   ids[l->tenant],
 			   lt_hint_name[(key >> LT_KEY_HINT_SHIFT) & LT_KEY_HINT_MASK],
-			   lt_src_str(key >> LT_KEY_SRC_SHIFT),
+			   lt_src_str(key),
 			   names[i][0] ? names[i] : "-", l->bytes,
 			   surv >> LT_SURV_SHIFT,
 			   (u32)(((u64)(surv & (LT_SURV_ONE - 1)) * 1000) >> LT_SURV_SHIFT),

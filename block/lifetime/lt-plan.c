@@ -261,7 +261,10 @@ static int lt_plan_check(const struct lt_plan_input *in)
 	if (!in->labels || in->nr_labels > LT_MAX_LABELS ||
 	    in->min_side_pm > 1000 || (in->nr_streams && !in->streams))
 		return -EINVAL;
-	/* A rank indexes the u8 bitmaps of @tenant_ranks. */
+	/*
+	 * A rank past LT_RANK_MAX has no place in the order (lt_rank_order())
+	 * nor in the layout's u8 bitmaps of @tenant_ranks.
+	 */
 	for (i = 0; in->rank && i < in->nr_labels; i++)
 		if (in->rank[i] > LT_RANK_MAX)
 			return -EINVAL;

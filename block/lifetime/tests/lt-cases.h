@@ -1564,7 +1564,6 @@ static void lt_test_plan_rank_journal(LT_TEST_CTX *test)
 static void lt_test_plan_determinism(LT_TEST_CTX *test)
 {
 	static const u8 zero[] = { 2, 0, 3 }, dup[] = { 2, 3, 2 };
-	u8 bad_rank[LT_NODE_LABELS];
 	static const struct lt_test_label ties[] = {
 		[1] = { 0, 0x30, 100, 100, 0 },
 		[2] = { 0, 0x10, 100, 100, 0 },
@@ -1576,6 +1575,7 @@ static void lt_test_plan_determinism(LT_TEST_CTX *test)
 	struct lt_plan_work *work = lt_test_alloc(test, sizeof(*work));
 	struct lt_layout *a = lt_test_alloc(test, sizeof(*a));
 	struct lt_layout *b = lt_test_alloc(test, sizeof(*b));
+	u8 bad_rank[LT_NODE_LABELS];
 	struct lt_plan_input in = {
 		.labels = labels,
 		.nr_labels = LT_NODE_LABELS,
@@ -1608,9 +1608,11 @@ static void lt_test_plan_determinism(LT_TEST_CTX *test)
 	in.streams = dup;
 	LT_EXPECT_EQ(test, lt_plan(&in, a, work), -EINVAL);
 	in.streams = lt_test_streams;
-	/* A rank past LT_RANK_MAX is refused. */
+	/* A rank past LT_RANK_MAX is refused; LT_RANK_MAX itself is not. */
 	memset(bad_rank, 0, sizeof(bad_rank));
 	in.rank = bad_rank;
+	LT_EXPECT_EQ(test, lt_plan(&in, a, work), 0);
+	bad_rank[LT_PG_WAL] = LT_RANK_MAX;
 	LT_EXPECT_EQ(test, lt_plan(&in, a, work), 0);
 	bad_rank[LT_PG_WAL] = LT_RANK_MAX + 1;
 	LT_EXPECT_EQ(test, lt_plan(&in, a, work), -EINVAL);
