@@ -331,6 +331,10 @@ struct lt_budget {
  * @reclaim_age: age at which survival is scored, in pages of host writes
  * @streams: free stream ids to hand out, each non-zero and distinct
  * @nr_streams: entries in @streams (the budget B)
+ * @default_stream: the stream of @streams that also takes the writes no
+ *	layout places (the device's default handle), 0 for none; if set,
+ *	the last of @streams.  It goes to a class only in a layout that
+ *	uses every stream of @streams
  * @min_side_pm: smallest side of a boundary, per mille of the tenant's
  *	bytes; 0 means LT_MIN_SIDE_PM
  * @tenants: bitmap of active tenants, 0 for all; only tenants whose
@@ -354,6 +358,7 @@ struct lt_plan_input {
 	u64 reclaim_age;
 	const u8 *streams;
 	u8 nr_streams;
+	u8 default_stream;
 	u16 min_side_pm;
 	u64 tenants;
 	const struct lt_budget *budgets;

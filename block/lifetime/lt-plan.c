@@ -66,12 +66,15 @@
  * 1/2^LT_GROUP_WORTH_SHIFT of all bytes (smaller differences are noise of
  * the measurement, not lifetimes).  The streams left then go to the
  * largest tenants, each taken out of its group to a stream of its own,
- * while that leaves its group a member.  A group of one is its tenant's
- * own stream.  With survivals all alike, this is the B - 1 largest
- * tenants on a stream each and the rest on one; with hot and cold tenants
- * it never puts a hot and a cold tenant on one stream when a cut between
- * them is worth more than the floor.  All B streams are used, so no
- * label boundary is committed.
+ * while that leaves its group a member; a tenant that had a stream of
+ * its own in the layout before goes first, while it has at least half
+ * the bytes of the largest tenant left in a group, so that tenants of
+ * like bytes do not trade streams from plan to plan.  A group of one is
+ * its tenant's own stream.  With survivals all alike and no layout
+ * before, this is the B - 1 largest tenants on a stream each and the rest
+ * on one; with hot and cold tenants it never puts a hot and a cold
+ * tenant on one stream when a cut between them is worth more than the
+ * floor.  All B streams are used, so no label boundary is committed.
  *
  * Budgets.  A tenant that io.stream gives several streams (a budget,
  * struct lt_budget) is planned on them alone: it takes no free stream,
@@ -95,7 +98,9 @@
  * the classes again so that each keeps, where it can, the stream it had:
  * a re-plan that finds the same classes in another order of worth, or
  * the same tenants in another order of bytes, changes no stream.  The
- * streams of budgets are not matched again.
+ * streams of budgets are not matched again.  A default stream, the last
+ * of the free streams, shares its handle with the writes no layout
+ * places: a layout uses it only when it uses every other free stream.
  *
  * Cost.  O(L^2) to sort L labels, O(B * L) for the boundaries; no
  * allocation: the caller passes the scratch space.  The result depends
@@ -273,6 +278,10 @@ static int lt_plan_check(const struct lt_plan_input *in)
 			return -EINVAL;
 		lt_stream_set(pool, in->streams[i]);
 	}
+	if (in->default_stream &&
+	    (!in->nr_streams ||
+	     in->streams[in->nr_streams - 1] != in->default_stream))
+		return -EINVAL;
 	for (t = 0; t < LT_MAX_TENANTS; t++) {
 		if (!lt_budgeted(in, t))
 			continue;
@@ -496,17 +505,33 @@ static unsigned int lt_plan_group_cut(const struct lt_plan_work *w,
 	return best_q;
 }
 
+/* Whether tenant @t had a stream no other tenant had, in the layout before. */
+static bool lt_plan_owned(const struct lt_plan_input *in, unsigned int t)
+{
+	unsigned int u;
+	u8 s;
+
+	if (!in->prev_tenant_stream || !in->prev_tenant_stream[t])
+		return false;
+	s = in->prev_tenant_stream[t];
+	for (u = 0; u < LT_MAX_TENANTS; u++)
+		if (u != t && in->prev_tenant_stream[u] == s)
+			return false;
+	return true;
+}
+
 /*
  * More tenants than streams: groups of survival neighbours, then the
  * largest tenants on streams of their own (see the top of this file).
  * Sets own[] and share[]; returns the streams used, which is @budget.
  */
-static unsigned int lt_plan_groups(struct lt_plan_work *w, unsigned int nt,
+static unsigned int lt_plan_groups(const struct lt_plan_input *in,
+				   struct lt_plan_work *w, unsigned int nt,
 				   unsigned int budget, u32 pm,
 				   struct lt_layout *out)
 {
-	unsigned int i, j, q, g = 0, groups = 1, slot = 0, left;
-	u64 total, min_side, floor;
+	unsigned int i, j, q, g = 0, groups = 1, slot = 0, left, pass;
+	u64 total, min_side, floor, largest = 0;
 	u16 t;
 
 	for (i = 0; i < nt; i++) {
@@ -543,16 +568,28 @@ static unsigned int lt_plan_groups(struct lt_plan_work *w, unsigned int nt,
 		w->gsize[g]++;
 	}
 
-	/* The largest tenants leave their groups while streams remain. */
+	/*
+	 * The largest tenants leave their groups while streams remain.  A
+	 * tenant that had a stream of its own keeps one first, while it has
+	 * at least half the bytes of the largest tenant in a group, so that
+	 * tenants of like bytes do not trade streams from plan to plan.
+	 */
+	for (i = 0; i < nt && !largest; i++)
+		if (w->gsize[w->ggroup[w->torder[i]]] > 1)
+			largest = w->tenant_bytes[w->torder[i]];
 	left = budget - groups;
-	for (i = 0; i < nt && left; i++) {
-		t = w->torder[i];
-		g = w->ggroup[t];
-		if (w->gsize[g] < 2)
-			continue;
-		w->gsize[g]--;
-		w->own[t] = ++slot;
-		left--;
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < nt && left; i++) {
+			t = w->torder[i];
+			g = w->ggroup[t];
+			if (w->own[t] || w->gsize[g] < 2 ||
+			    (!pass && (!lt_plan_owned(in, t) ||
+				       w->tenant_bytes[t] < largest / 2)))
+				continue;
+			w->gsize[g]--;
+			w->own[t] = ++slot;
+			left--;
+		}
 	}
 	/* Then the groups, longest-lived first. */
 	for (i = 0; i < nt; i++) {
@@ -596,7 +633,7 @@ static unsigned int lt_plan_pool(const struct lt_plan_input *in,
 		if (nt <= budget)
 			w->own[t] = i + 1;
 	}
-	used = nt <= budget ? nt : lt_plan_groups(w, nt, budget, pm, out);
+	used = nt <= budget ? nt : lt_plan_groups(in, w, nt, budget, pm, out);
 	for (i = 0; i < nt; i++)
 		if (w->own[w->torder[i]])
 			owners |= BIT_ULL(w->torder[i]);
@@ -833,6 +870,9 @@ static unsigned int lt_plan_budgets(const struct lt_plan_input *in,
  * a tenant's own stream pairs its class 0 with the tenant's stream before,
  * with no bytes, so that a tenant whose writes touched no tracked range
  * keeps its stream too.  Slots left take the free streams left, in order.
+ * The default stream (@in->default_stream), whose handle also takes the
+ * writes no layout places, is neither kept nor given out while another
+ * free stream is left unused.
  * O(L^2) for L labels, as the sort.
  */
 static void lt_plan_keep_pair(struct lt_plan_work *w, unsigned int *n,
@@ -881,6 +921,9 @@ static void lt_plan_keep(const struct lt_plan_input *in,
 		if (s && pos[s] && pos[p])
 			lt_plan_keep_pair(w, &n, pos[s] - 1, pos[p] - 1, 0);
 	}
+	/* The default stream, last of all, is free only if all are used. */
+	if (in->default_stream && used < in->nr_streams)
+		w->ktaken[in->nr_streams - 1] = true;
 	for (;;) {
 		best = n;
 		for (j = 0; j < n; j++)

@@ -1751,6 +1751,164 @@ static void lt_test_plan_keep(LT_TEST_CTX *test)
 	LT_EXPECT(test, lt_test_streams_consistent(c, LT_NODE_LABELS));
 }
 
+/*
+ * The default stream, last of the free streams, shares its handle with
+ * unplaced writes: a layout gives it out only when it uses every free
+ * stream, and a class does not keep it while another is free.
+ */
+static void lt_test_plan_default_stream(LT_TEST_CTX *test)
+{
+	static const u8 streams[] = { 2, 3, 4, 1 };
+	struct lt_label *labels = lt_test_alloc(test, sizeof(*labels) *
+						LT_MAX_LABELS);
+	struct lt_plan_work *work = lt_test_alloc(test, sizeof(*work));
+	struct lt_layout *a = lt_test_alloc(test, sizeof(*a));
+	struct lt_layout *b = lt_test_alloc(test, sizeof(*b));
+	struct lt_plan_input in = {
+		.labels = labels,
+		.nr_labels = 5,
+		.reclaim_age = LT_TEST_R,
+		.streams = streams,
+		.nr_streams = 4,
+		.default_stream = 1,
+	};
+	struct lt_test_label src[5];
+	u8 prev[5] = { 0, 1, 3, 4, 0 }, prev_tenant[LT_MAX_TENANTS] = {
+		1, 3, 4,
+	};
+	unsigned int t;
+
+	if (!LT_EXPECT(test, labels && work && a && b))
+		return;
+	memset(src, 0, sizeof(src));
+	for (t = 0; t < 4; t++)
+		src[1 + t] = (struct lt_test_label){ t, 0x10, 1024 * (t + 1),
+						     0, 0 };
+	lt_test_fill(labels, src, 5);
+
+	/* Three tenants, four streams: the default one stays unused. */
+	in.tenants = 0x7;
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, a, work), 0))
+		return;
+	LT_EXPECT_EQ(test, a->nr_streams, 3);
+	for (t = 0; t < 3; t++)
+		LT_EXPECT(test, a->tenant_stream[t] >= 2 &&
+			  a->tenant_stream[t] <= 4);
+
+	/* Tenant 0 had it: with another stream free, it moves there. */
+	in.prev_stream = prev;
+	in.prev_tenant_stream = prev_tenant;
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, b, work), 0))
+		return;
+	LT_EXPECT_EQ(test, b->tenant_stream[0], 2);
+	LT_EXPECT_EQ(test, b->label_stream[1], 2);
+	LT_EXPECT_EQ(test, b->tenant_stream[1], 3);
+	LT_EXPECT_EQ(test, b->tenant_stream[2], 4);
+
+	/* Without a default stream, tenant 0 keeps stream 1. */
+	in.default_stream = 0;
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, b, work), 0))
+		return;
+	LT_EXPECT_EQ(test, b->tenant_stream[0], 1);
+	in.default_stream = 1;
+
+	/* A fourth tenant needs every stream: it takes the default one. */
+	in.tenants = 0xf;
+	prev[1] = 2;
+	prev_tenant[0] = 2;
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, b, work), 0))
+		return;
+	LT_EXPECT_EQ(test, b->nr_streams, 4);
+	for (t = 0; t < 3; t++)
+		LT_EXPECT_EQ(test, b->tenant_stream[t], 2 + t);
+	LT_EXPECT_EQ(test, b->tenant_stream[3], 1);
+	LT_EXPECT_EQ(test, b->label_stream[4], 1);
+	/* Once there, it keeps it as long as every stream is in use. */
+	prev[4] = 1;
+	prev_tenant[3] = 1;
+	labels[4].bytes = 80000 * LT_MIB;
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, b, work), 0))
+		return;
+	LT_EXPECT_EQ(test, b->tenant_stream[3], 1);
+
+	/* The default stream must be the last of the streams. */
+	in.streams = lt_test_streams;
+	LT_EXPECT_EQ(test, lt_plan(&in, b, work), -EINVAL);
+	in.nr_streams = 0;
+	LT_EXPECT_EQ(test, lt_plan(&in, b, work), -EINVAL);
+}
+
+/*
+ * Fourteen tenants of two kinds on seven streams: a tenant that had a
+ * stream of its own keeps one while it has half the bytes of the largest
+ * grouped tenant, instead of trading it for one a little larger.
+ */
+static void lt_test_plan_group_keep(LT_TEST_CTX *test)
+{
+	struct lt_label *labels = lt_test_alloc(test, sizeof(*labels) *
+						LT_MAX_LABELS);
+	struct lt_plan_work *work = lt_test_alloc(test, sizeof(*work));
+	struct lt_layout *a = lt_test_alloc(test, sizeof(*a));
+	struct lt_layout *b = lt_test_alloc(test, sizeof(*b));
+	struct lt_plan_input in = {
+		.labels = labels,
+		.nr_labels = 15,
+		.reclaim_age = LT_TEST_R,
+		.streams = lt_test_streams,
+		.nr_streams = 7,
+	};
+	struct lt_test_label src[15];
+	unsigned int t;
+
+	if (!LT_EXPECT(test, labels && work && a && b))
+		return;
+	memset(src, 0, sizeof(src));
+	for (t = 0; t < 14; t++)
+		src[1 + t] = (struct lt_test_label){ t, 0x10, 1024,
+						     t % 2 ? 0 : 1024, 0 };
+	lt_test_fill(labels, src, 15);
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, a, work), 0))
+		return;
+	LT_EXPECT_EQ(test, a->nr_groups, 2);
+	/* Equal bytes: the lowest five tenants get a stream each. */
+	for (t = 0; t < 5; t++)
+		LT_EXPECT_EQ(test, a->stream[t].tenant, t);
+
+	/* Tenants 5 to 9 grow by 1%: the largest, with no layout before. */
+	for (t = 5; t < 10; t++)
+		labels[1 + t].bytes += 10 * LT_MIB;
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, b, work), 0))
+		return;
+	for (t = 0; t < 5; t++)
+		LT_EXPECT_EQ(test, b->stream[t].tenant, 5 + t);
+
+	/* With the layout before, tenants 0 to 4 keep their streams. */
+	in.prev_stream = a->label_stream;
+	in.prev_tenant_stream = a->tenant_stream;
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, b, work), 0))
+		return;
+	LT_EXPECT_EQ(test, b->nr_groups, 2);
+	for (t = 0; t < 14; t++) {
+		if (t < 5)
+			LT_EXPECT_EQ(test, b->tenant_stream[t],
+				     a->tenant_stream[t]);
+		else
+			LT_EXPECT(test, b->tenant_stream[t] ==
+					b->tenant_stream[(t % 2) ? 13 : 12]);
+	}
+	LT_EXPECT(test, lt_test_streams_consistent(b, 15));
+
+	/* Tenant 0 falls below half of the largest: tenant 5 takes over. */
+	labels[1].bytes = 500 * LT_MIB;
+	labels[1].hist[12] = 500 * LT_MIB;
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, b, work), 0))
+		return;
+	LT_EXPECT_EQ(test, b->tenant_stream[0], b->tenant_stream[12]);
+	for (t = 1; t < 5; t++)
+		LT_EXPECT_EQ(test, b->tenant_stream[t], a->tenant_stream[t]);
+	LT_EXPECT(test, b->tenant_stream[5] != b->tenant_stream[13]);
+}
+
 /**
  * struct lt_test_case - one shared test case
  * @name: its name in TAP output
@@ -2113,6 +2271,8 @@ static const struct lt_test_case lt_test_table[] = {
 	{ "plan_rank_journal", lt_test_plan_rank_journal },
 	{ "plan_determinism", lt_test_plan_determinism },
 	{ "plan_keep", lt_test_plan_keep },
+	{ "plan_default_stream", lt_test_plan_default_stream },
+	{ "plan_group_keep", lt_test_plan_group_keep },
 	{ "plan_due", lt_test_plan_due },
 };
 
