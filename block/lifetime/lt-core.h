@@ -331,10 +331,6 @@ struct lt_budget {
  * @reclaim_age: age at which survival is scored, in pages of host writes
  * @streams: free stream ids to hand out, each non-zero and distinct
  * @nr_streams: entries in @streams (the budget B)
- * @default_stream: the stream of @streams that also takes the writes no
- *	layout places (the device's default handle), 0 for none; if set,
- *	the last of @streams.  It goes to a class only in a layout that
- *	uses every stream of @streams
  * @min_side_pm: smallest side of a boundary, per mille of the tenant's
  *	bytes; 0 means LT_MIN_SIDE_PM
  * @tenants: bitmap of active tenants, 0 for all; only tenants whose
@@ -346,6 +342,9 @@ struct lt_budget {
  * @prev_tenant_stream: LT_MAX_TENANTS entries, each tenant's stream in the
  *	layout before, 0 for none; or NULL.  With either, the classes
  *	planned on @streams keep those streams where they can
+ * @prev_owners: bitmap of the tenants that had a stream of their own in
+ *	the layout before (lt_plan_owners()); with @prev_tenant_stream,
+ *	they keep one first when tenants share streams
  * @rank: @nr_labels entries, where each label's writer put its data in
  *	an order of lifetimes, from 1 (shortest) up, at most LT_RANK_MAX,
  *	0 for nowhere; or NULL.  Labels whose survivals tie sort by it, and
@@ -358,12 +357,12 @@ struct lt_plan_input {
 	u64 reclaim_age;
 	const u8 *streams;
 	u8 nr_streams;
-	u8 default_stream;
 	u16 min_side_pm;
 	u64 tenants;
 	const struct lt_budget *budgets;
 	const u8 *prev_stream;
 	const u8 *prev_tenant_stream;
+	u64 prev_owners;
 	const u8 *rank;
 };
 
@@ -759,6 +758,7 @@ struct lt_check {
 	u64 ranked;
 };
 
+u64 lt_plan_owners(const struct lt_layout *l);
 int lt_plan(const struct lt_plan_input *in, struct lt_layout *out,
 	    struct lt_plan_work *work);
 u64 lt_active_tenants(const u64 act[][LT_MAX_TENANTS], unsigned int nr_periods,

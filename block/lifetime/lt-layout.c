@@ -33,15 +33,11 @@ void lt_update_reclaim_age(struct lt_disk *ld)
 }
 
 /*
- * Streams the policy may hand out: 2..max, then 1, less those io.stream
- * gives cgroups, pins and budgets; the budgets read in @ld->budget are
- * left out too, should a setting have changed between the two looks.
- * Stream 1 shares the default handle with the writes no layout places,
- * so it comes last, and sets *@dflt: the planner gives it out only when
- * it uses every other free stream.
+ * Streams the policy may hand out: 2..max, less those io.stream gives
+ * cgroups, pins and budgets; the budgets read in @ld->budget are left
+ * out too, should a setting have changed between the two looks.
  */
-static unsigned int lt_free_streams(struct lt_disk *ld, u8 *streams,
-				    u8 *dflt)
+static unsigned int lt_free_streams(struct lt_disk *ld, u8 *streams)
 {
 	unsigned int max = min_t(unsigned int, LT_MAX_STREAMS,
 				 ld->disk->queue->limits.max_write_streams);
@@ -52,14 +48,10 @@ static unsigned int lt_free_streams(struct lt_disk *ld, u8 *streams,
 	for (t = 0; t < LT_MAX_TENANTS; t++)
 		for (k = 0; k < ld->budget[t].nr; k++)
 			__set_bit(ld->budget[t].streams[k], pinned);
+	/* Stream 1 shares the default handle with unplaced writes. */
 	for (s = 2; s <= max; s++)
 		if (!test_bit(s, pinned))
 			streams[n++] = s;
-	*dflt = 0;
-	if (max > 1 && !test_bit(1, pinned)) {
-		streams[n++] = 1;
-		*dflt = 1;
-	}
 	return n;
 }
 
@@ -437,14 +429,7 @@ static void lt_index(struct lt_installed *inst, const struct lt_label *labels)
 /* The tenants that have a stream of their own in @inst. */
 static u64 lt_layout_owners(const struct lt_installed *inst)
 {
-	const struct lt_layout *l = &inst->layout;
-	u64 owners = 0;
-	unsigned int i;
-
-	for (i = 0; i < l->nr_streams; i++)
-		if (l->stream[i].tenant < LT_MAX_TENANTS)
-			owners |= BIT_ULL(l->stream[i].tenant);
-	return owners;
+	return lt_plan_owners(&inst->layout);
 }
 
 static bool lt_same_layout(const struct lt_installed *a,
@@ -533,7 +518,7 @@ static void lt_plan_work(struct lt_disk *ld)
 	struct lt_installed *cur;
 	const char *reason = NULL;
 	u8 streams[LT_MAX_STREAMS], prev[LT_MAX_LABELS];
-	u8 prev_tenant[LT_MAX_TENANTS], dflt = 0;
+	u8 prev_tenant[LT_MAX_TENANTS];
 	bool replan, auto_plan, ranks;
 	u64 active, informed, periods, now, sweep, budgeted, apart;
 	int nr_free = -1;
@@ -626,21 +611,20 @@ static void lt_plan_work(struct lt_disk *ld)
 		reason = lt_plan_due(&c);
 		/* io.stream keeps data off streams the layout gives them. */
 		if (!reason && cur) {
-			nr_free = lt_free_streams(ld, streams, &dflt);
+			nr_free = lt_free_streams(ld, streams);
 			reason = lt_layout_confined(ld, cur, streams, nr_free);
 		}
 	}
 	if (!reason)
 		goto out;
 	if (nr_free < 0)
-		nr_free = lt_free_streams(ld, streams, &dflt);
+		nr_free = lt_free_streams(ld, streams);
 
 	in.labels = ld->snap;
 	in.nr_labels = LT_MAX_LABELS;
 	in.reclaim_age = ld->reclaim_age;
 	in.streams = streams;
 	in.nr_streams = nr_free;
-	in.default_stream = dflt;
 	in.min_side_pm = READ_ONCE(ld->min_side);
 	in.tenants = active;
 	in.budgets = ld->budget;
@@ -662,6 +646,7 @@ static void lt_plan_work(struct lt_disk *ld)
 					 cur->layout.tenant_stream[i] : 0;
 		in.prev_stream = prev;
 		in.prev_tenant_stream = prev_tenant;
+		in.prev_owners = lt_layout_owners(cur) & cur->tenants;
 	}
 	ld->next->tenants = active;
 	ld->next->informed = informed;

@@ -67,9 +67,10 @@
  * the measurement, not lifetimes).  The streams left then go to the
  * largest tenants, each taken out of its group to a stream of its own,
  * while that leaves its group a member; a tenant that had a stream of
- * its own in the layout before goes first, while it has at least half
- * the bytes of the largest tenant left in a group, so that tenants of
- * like bytes do not trade streams from plan to plan.  A group of one is
+ * its own in the layout before (@prev_owners), one of the pool's, goes
+ * first, while it has at least half the bytes of the largest grouped
+ * tenant that had none, so that tenants of like bytes do not trade
+ * streams from plan to plan.  A group of one is
  * its tenant's own stream.  With survivals all alike and no layout
  * before, this is the B - 1 largest tenants on a stream each and the rest
  * on one; with hot and cold tenants it never puts a hot and a cold
@@ -98,9 +99,7 @@
  * the classes again so that each keeps, where it can, the stream it had:
  * a re-plan that finds the same classes in another order of worth, or
  * the same tenants in another order of bytes, changes no stream.  The
- * streams of budgets are not matched again.  A default stream, the last
- * of the free streams, shares its handle with the writes no layout
- * places: a layout uses it only when it uses every other free stream.
+ * streams of budgets are not matched again.
  *
  * Cost.  O(L^2) to sort L labels, O(B * L) for the boundaries; no
  * allocation: the caller passes the scratch space.  The result depends
@@ -278,10 +277,6 @@ static int lt_plan_check(const struct lt_plan_input *in)
 			return -EINVAL;
 		lt_stream_set(pool, in->streams[i]);
 	}
-	if (in->default_stream &&
-	    (!in->nr_streams ||
-	     in->streams[in->nr_streams - 1] != in->default_stream))
-		return -EINVAL;
 	for (t = 0; t < LT_MAX_TENANTS; t++) {
 		if (!lt_budgeted(in, t))
 			continue;
@@ -505,33 +500,53 @@ static unsigned int lt_plan_group_cut(const struct lt_plan_work *w,
 	return best_q;
 }
 
-/* Whether tenant @t had a stream no other tenant had, in the layout before. */
-static bool lt_plan_owned(const struct lt_plan_input *in, unsigned int t)
+/*
+ * Whether tenant @t had a stream of its own in the layout before, one of
+ * the pool's @nr @streams.
+ */
+static bool lt_plan_owned(const struct lt_plan_input *in, unsigned int t,
+			  const u8 *streams, unsigned int nr)
 {
-	unsigned int u;
-	u8 s;
+	unsigned int i;
 
-	if (!in->prev_tenant_stream || !in->prev_tenant_stream[t])
+	if (!in->prev_tenant_stream || !(in->prev_owners & BIT_ULL(t)))
 		return false;
-	s = in->prev_tenant_stream[t];
-	for (u = 0; u < LT_MAX_TENANTS; u++)
-		if (u != t && in->prev_tenant_stream[u] == s)
-			return false;
-	return true;
+	for (i = 0; i < nr; i++)
+		if (streams[i] == in->prev_tenant_stream[t])
+			return true;
+	return false;
 }
 
 /*
- * More tenants than streams: groups of survival neighbours, then the
- * largest tenants on streams of their own (see the top of this file).
- * Sets own[] and share[]; returns the streams used, which is @budget.
+ * Take tenant @t out of its group onto a stream of its own, if it is not
+ * already and its group keeps a member.  Returns the streams left.
+ */
+static unsigned int lt_plan_take_out(struct lt_plan_work *w, u16 t,
+				     unsigned int *slot, unsigned int left)
+{
+	u16 g = w->ggroup[t];
+
+	if (!left || w->own[t] || w->gsize[g] < 2)
+		return left;
+	w->gsize[g]--;
+	w->own[t] = ++*slot;
+	return left - 1;
+}
+
+/*
+ * More tenants than streams, the pool's @budget @streams: groups of
+ * survival neighbours, then tenants that had a stream of their own and
+ * the largest tenants on streams of their own (see the top of this
+ * file).  Sets own[] and share[]; returns the streams used, which is
+ * @budget.
  */
 static unsigned int lt_plan_groups(const struct lt_plan_input *in,
 				   struct lt_plan_work *w, unsigned int nt,
-				   unsigned int budget, u32 pm,
-				   struct lt_layout *out)
+				   const u8 *streams, unsigned int budget,
+				   u32 pm, struct lt_layout *out)
 {
-	unsigned int i, j, q, g = 0, groups = 1, slot = 0, left, pass;
-	u64 total, min_side, floor, largest = 0;
+	unsigned int i, j, q, g = 0, groups = 1, slot = 0, left;
+	u64 total, min_side, floor, owned = 0, largest = 0;
 	u16 t;
 
 	for (i = 0; i < nt; i++) {
@@ -569,28 +584,27 @@ static unsigned int lt_plan_groups(const struct lt_plan_input *in,
 	}
 
 	/*
-	 * The largest tenants leave their groups while streams remain.  A
-	 * tenant that had a stream of its own keeps one first, while it has
-	 * at least half the bytes of the largest tenant in a group, so that
-	 * tenants of like bytes do not trade streams from plan to plan.
+	 * The streams left go to tenants taken out of their groups.  First
+	 * those that had a stream of their own, while they have at least
+	 * half the bytes of the largest grouped tenant that had none, so
+	 * that tenants of like bytes do not trade streams from plan to
+	 * plan; then the largest.
 	 */
-	for (i = 0; i < nt && !largest; i++)
-		if (w->gsize[w->ggroup[w->torder[i]]] > 1)
-			largest = w->tenant_bytes[w->torder[i]];
-	left = budget - groups;
-	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < nt && left; i++) {
-			t = w->torder[i];
-			g = w->ggroup[t];
-			if (w->own[t] || w->gsize[g] < 2 ||
-			    (!pass && (!lt_plan_owned(in, t) ||
-				       w->tenant_bytes[t] < largest / 2)))
-				continue;
-			w->gsize[g]--;
-			w->own[t] = ++slot;
-			left--;
-		}
+	for (i = 0; i < nt; i++) {
+		t = w->torder[i];
+		if (lt_plan_owned(in, t, streams, budget))
+			owned |= BIT_ULL(t);
+		else if (!largest && w->gsize[w->ggroup[t]] > 1)
+			largest = w->tenant_bytes[t];
 	}
+	left = budget - groups;
+	for (i = 0; i < nt; i++) {
+		t = w->torder[i];
+		if ((owned & BIT_ULL(t)) && w->tenant_bytes[t] >= largest / 2)
+			left = lt_plan_take_out(w, t, &slot, left);
+	}
+	for (i = 0; i < nt; i++)
+		left = lt_plan_take_out(w, w->torder[i], &slot, left);
 	/* Then the groups, longest-lived first. */
 	for (i = 0; i < nt; i++) {
 		t = w->gorder[i];
@@ -633,7 +647,7 @@ static unsigned int lt_plan_pool(const struct lt_plan_input *in,
 		if (nt <= budget)
 			w->own[t] = i + 1;
 	}
-	used = nt <= budget ? nt : lt_plan_groups(in, w, nt, budget, pm, out);
+	used = nt <= budget ? nt : lt_plan_groups(in, w, nt, streams, budget, pm, out);
 	for (i = 0; i < nt; i++)
 		if (w->own[w->torder[i]])
 			owners |= BIT_ULL(w->torder[i]);
@@ -870,9 +884,6 @@ static unsigned int lt_plan_budgets(const struct lt_plan_input *in,
  * a tenant's own stream pairs its class 0 with the tenant's stream before,
  * with no bytes, so that a tenant whose writes touched no tracked range
  * keeps its stream too.  Slots left take the free streams left, in order.
- * The default stream (@in->default_stream), whose handle also takes the
- * writes no layout places, is neither kept nor given out while another
- * free stream is left unused.
  * O(L^2) for L labels, as the sort.
  */
 static void lt_plan_keep_pair(struct lt_plan_work *w, unsigned int *n,
@@ -921,9 +932,6 @@ static void lt_plan_keep(const struct lt_plan_input *in,
 		if (s && pos[s] && pos[p])
 			lt_plan_keep_pair(w, &n, pos[s] - 1, pos[p] - 1, 0);
 	}
-	/* The default stream, last of all, is free only if all are used. */
-	if (in->default_stream && used < in->nr_streams)
-		w->ktaken[in->nr_streams - 1] = true;
 	for (;;) {
 		best = n;
 		for (j = 0; j < n; j++)
@@ -983,6 +991,23 @@ static void lt_plan_ranks(const struct lt_plan_input *in,
 			if (bytes[r] && bytes[r] >= side)
 				out->tenant_ranks[t] |= BIT(r);
 	}
+}
+
+/**
+ * lt_plan_owners() - the tenants that have a stream of their own
+ * @l: a layout
+ *
+ * Return: a bitmap of the tenants that a stream of @l serves alone.
+ */
+u64 lt_plan_owners(const struct lt_layout *l)
+{
+	u64 owners = 0;
+	unsigned int i;
+
+	for (i = 0; i < l->nr_streams; i++)
+		if (l->stream[i].tenant < LT_MAX_TENANTS)
+			owners |= BIT_ULL(l->stream[i].tenant);
+	return owners;
 }
 
 /**

@@ -1752,93 +1752,6 @@ static void lt_test_plan_keep(LT_TEST_CTX *test)
 }
 
 /*
- * The default stream, last of the free streams, shares its handle with
- * unplaced writes: a layout gives it out only when it uses every free
- * stream, and a class does not keep it while another is free.
- */
-static void lt_test_plan_default_stream(LT_TEST_CTX *test)
-{
-	static const u8 streams[] = { 2, 3, 4, 1 };
-	struct lt_label *labels = lt_test_alloc(test, sizeof(*labels) *
-						LT_MAX_LABELS);
-	struct lt_plan_work *work = lt_test_alloc(test, sizeof(*work));
-	struct lt_layout *a = lt_test_alloc(test, sizeof(*a));
-	struct lt_layout *b = lt_test_alloc(test, sizeof(*b));
-	struct lt_plan_input in = {
-		.labels = labels,
-		.nr_labels = 5,
-		.reclaim_age = LT_TEST_R,
-		.streams = streams,
-		.nr_streams = 4,
-		.default_stream = 1,
-	};
-	struct lt_test_label src[5];
-	u8 prev[5] = { 0, 1, 3, 4, 0 }, prev_tenant[LT_MAX_TENANTS] = {
-		1, 3, 4,
-	};
-	unsigned int t;
-
-	if (!LT_EXPECT(test, labels && work && a && b))
-		return;
-	memset(src, 0, sizeof(src));
-	for (t = 0; t < 4; t++)
-		src[1 + t] = (struct lt_test_label){ t, 0x10, 1024 * (t + 1),
-						     0, 0 };
-	lt_test_fill(labels, src, 5);
-
-	/* Three tenants, four streams: the default one stays unused. */
-	in.tenants = 0x7;
-	if (!LT_EXPECT_EQ(test, lt_plan(&in, a, work), 0))
-		return;
-	LT_EXPECT_EQ(test, a->nr_streams, 3);
-	for (t = 0; t < 3; t++)
-		LT_EXPECT(test, a->tenant_stream[t] >= 2 &&
-			  a->tenant_stream[t] <= 4);
-
-	/* Tenant 0 had it: with another stream free, it moves there. */
-	in.prev_stream = prev;
-	in.prev_tenant_stream = prev_tenant;
-	if (!LT_EXPECT_EQ(test, lt_plan(&in, b, work), 0))
-		return;
-	LT_EXPECT_EQ(test, b->tenant_stream[0], 2);
-	LT_EXPECT_EQ(test, b->label_stream[1], 2);
-	LT_EXPECT_EQ(test, b->tenant_stream[1], 3);
-	LT_EXPECT_EQ(test, b->tenant_stream[2], 4);
-
-	/* Without a default stream, tenant 0 keeps stream 1. */
-	in.default_stream = 0;
-	if (!LT_EXPECT_EQ(test, lt_plan(&in, b, work), 0))
-		return;
-	LT_EXPECT_EQ(test, b->tenant_stream[0], 1);
-	in.default_stream = 1;
-
-	/* A fourth tenant needs every stream: it takes the default one. */
-	in.tenants = 0xf;
-	prev[1] = 2;
-	prev_tenant[0] = 2;
-	if (!LT_EXPECT_EQ(test, lt_plan(&in, b, work), 0))
-		return;
-	LT_EXPECT_EQ(test, b->nr_streams, 4);
-	for (t = 0; t < 3; t++)
-		LT_EXPECT_EQ(test, b->tenant_stream[t], 2 + t);
-	LT_EXPECT_EQ(test, b->tenant_stream[3], 1);
-	LT_EXPECT_EQ(test, b->label_stream[4], 1);
-	/* Once there, it keeps it as long as every stream is in use. */
-	prev[4] = 1;
-	prev_tenant[3] = 1;
-	labels[4].bytes = 80000 * LT_MIB;
-	if (!LT_EXPECT_EQ(test, lt_plan(&in, b, work), 0))
-		return;
-	LT_EXPECT_EQ(test, b->tenant_stream[3], 1);
-
-	/* The default stream must be the last of the streams. */
-	in.streams = lt_test_streams;
-	LT_EXPECT_EQ(test, lt_plan(&in, b, work), -EINVAL);
-	in.nr_streams = 0;
-	LT_EXPECT_EQ(test, lt_plan(&in, b, work), -EINVAL);
-}
-
-/*
  * Fourteen tenants of two kinds on seven streams: a tenant that had a
  * stream of its own keeps one while it has half the bytes of the largest
  * grouped tenant, instead of trading it for one a little larger.
@@ -1858,6 +1771,7 @@ static void lt_test_plan_group_keep(LT_TEST_CTX *test)
 		.nr_streams = 7,
 	};
 	struct lt_test_label src[15];
+	u8 prev_tenant[LT_MAX_TENANTS];
 	unsigned int t;
 
 	if (!LT_EXPECT(test, labels && work && a && b))
@@ -1885,6 +1799,8 @@ static void lt_test_plan_group_keep(LT_TEST_CTX *test)
 	/* With the layout before, tenants 0 to 4 keep their streams. */
 	in.prev_stream = a->label_stream;
 	in.prev_tenant_stream = a->tenant_stream;
+	in.prev_owners = lt_plan_owners(a);
+	LT_EXPECT_EQ(test, in.prev_owners, 0x1f);
 	if (!LT_EXPECT_EQ(test, lt_plan(&in, b, work), 0))
 		return;
 	LT_EXPECT_EQ(test, b->nr_groups, 2);
@@ -1907,6 +1823,72 @@ static void lt_test_plan_group_keep(LT_TEST_CTX *test)
 	for (t = 1; t < 5; t++)
 		LT_EXPECT_EQ(test, b->tenant_stream[t], a->tenant_stream[t]);
 	LT_EXPECT(test, b->tenant_stream[5] != b->tenant_stream[13]);
+	labels[1].bytes = 1024 * LT_MIB;
+	labels[1].hist[12] = 1024 * LT_MIB;
+
+	/* A stream the pool no longer has is no claim: tenant 5 takes over. */
+	memcpy(prev_tenant, a->tenant_stream, sizeof(prev_tenant));
+	prev_tenant[0] = 12;
+	in.prev_tenant_stream = prev_tenant;
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, b, work), 0))
+		return;
+	LT_EXPECT_EQ(test, b->tenant_stream[0], b->tenant_stream[12]);
+	LT_EXPECT(test, b->tenant_stream[5] != b->tenant_stream[13]);
+	/* Nor is a stream it shared: without the bitmap, nobody keeps one. */
+	in.prev_tenant_stream = a->tenant_stream;
+	in.prev_owners = 0;
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, b, work), 0))
+		return;
+	for (t = 0; t < 5; t++)
+		LT_EXPECT(test, b->tenant_stream[5 + t] !=
+			  b->tenant_stream[(t % 2) ? 12 : 13]);
+}
+
+/*
+ * One survival group on three streams: A (1000 MiB) and B (400 MiB) had
+ * streams of their own, C (450 MiB), D and E (100 MiB) shared the third.
+ * B keeps its stream: the bar is half of C, the largest grouped tenant
+ * that had none, not half of A.
+ */
+static void lt_test_plan_group_keep_bar(LT_TEST_CTX *test)
+{
+	static const u32 mib[] = { 1000, 400, 450, 100, 100 };
+	struct lt_label *labels = lt_test_alloc(test, sizeof(*labels) *
+						LT_MAX_LABELS);
+	struct lt_plan_work *work = lt_test_alloc(test, sizeof(*work));
+	struct lt_layout *out = lt_test_alloc(test, sizeof(*out));
+	u8 prev_tenant[LT_MAX_TENANTS] = { 2, 3, 4, 4, 4 };
+	struct lt_plan_input in = {
+		.labels = labels,
+		.nr_labels = 6,
+		.reclaim_age = LT_TEST_R,
+		.streams = lt_test_streams,
+		.nr_streams = 3,
+		.prev_tenant_stream = prev_tenant,
+		.prev_owners = 0x3,
+	};
+	struct lt_test_label src[6];
+	unsigned int t;
+
+	if (!LT_EXPECT(test, labels && work && out))
+		return;
+	memset(src, 0, sizeof(src));
+	for (t = 0; t < 5; t++)
+		src[1 + t] = (struct lt_test_label){ t, 0x10, mib[t], 0, 0 };
+	lt_test_fill(labels, src, 6);
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, out, work), 0))
+		return;
+	LT_EXPECT_EQ(test, out->nr_groups, 1);
+	LT_EXPECT_EQ(test, out->tenant_stream[0], 2);
+	LT_EXPECT_EQ(test, out->tenant_stream[1], 3);
+	for (t = 2; t < 5; t++)
+		LT_EXPECT_EQ(test, out->tenant_stream[t], 4);
+	/* B below half of C: C takes B's place. */
+	labels[2].bytes = 200 * LT_MIB;
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, out, work), 0))
+		return;
+	LT_EXPECT(test, out->tenant_stream[2] != out->tenant_stream[1]);
+	LT_EXPECT_EQ(test, out->tenant_stream[1], out->tenant_stream[3]);
 }
 
 /**
@@ -2271,8 +2253,8 @@ static const struct lt_test_case lt_test_table[] = {
 	{ "plan_rank_journal", lt_test_plan_rank_journal },
 	{ "plan_determinism", lt_test_plan_determinism },
 	{ "plan_keep", lt_test_plan_keep },
-	{ "plan_default_stream", lt_test_plan_default_stream },
 	{ "plan_group_keep", lt_test_plan_group_keep },
+	{ "plan_group_keep_bar", lt_test_plan_group_keep_bar },
 	{ "plan_due", lt_test_plan_due },
 };
 

@@ -113,7 +113,6 @@ static void check(struct lt_replay *r, bool period_end)
 	in.reclaim_age = r->reclaim_age;
 	in.streams = r->streams;
 	in.nr_streams = r->nr_streams;
-	in.default_stream = 1;
 	in.tenants = active;
 	/* As in the kernel, a re-plan keeps the streams of the layout before. */
 	if (r->have_layout) {
@@ -125,6 +124,7 @@ static void check(struct lt_replay *r, bool period_end)
 					 r->layout.tenant_stream[i] : 0;
 		in.prev_stream = prev;
 		in.prev_tenant_stream = prev_tenant;
+		in.prev_owners = lt_plan_owners(&r->layout) & r->active;
 	}
 	if (lt_plan(&in, &r->layout, &r->work))
 		return;
@@ -207,10 +207,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "lt_replay: cannot set up the tracker\n");
 		return 1;
 	}
-	/* As in the kernel: 2..N, then 1, which shares the default handle. */
 	for (i = 2; i <= max_streams; i++)
 		r.streams[r.nr_streams++] = i;
-	r.streams[r.nr_streams++] = 1;
 	r.reclaim_age = (age ? age : capacity) >> LT_PAGE_SHIFT;
 	period = r.reclaim_age / LT_QUARTERS ?: 1;
 	/* The kernel's first checks, every 1/16 of it. */

@@ -426,8 +426,7 @@ umount $mnt
 
 # --- more tenants than streams -------------------------------------------
 setup_fs || bail "cannot make ext4 on $disk"
-# Stream 1, the default handle's, is the last the policy hands out.
-free=$streams
+free=$((streams - 1))
 nten=$((free + 2))
 start_policy $((512 * MiB))
 # Tenant k writes 4 + k MiB: all active, the largest are the last ones.
