@@ -343,8 +343,10 @@ struct lt_budget {
  *	layout before, 0 for none; or NULL.  With either, the classes
  *	planned on @streams keep those streams where they can
  * @prev_owners: bitmap of the tenants that had a stream of their own in
- *	the layout before (lt_plan_owners()); with @prev_tenant_stream,
- *	they keep one first when tenants share streams
+ *	the layout before (lt_plan_owners()), less those whose slot was
+ *	given back since.  When tenants share streams, such a tenant whose
+ *	stream in @prev_tenant_stream is one of the pool's counts twice its
+ *	bytes for a stream of its own
  * @rank: @nr_labels entries, where each label's writer put its data in
  *	an order of lifetimes, from 1 (shortest) up, at most LT_RANK_MAX,
  *	0 for nowhere; or NULL.  Labels whose survivals tie sort by it, and

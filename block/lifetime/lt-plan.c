@@ -67,15 +67,14 @@
  * the measurement, not lifetimes).  The streams left then go to the
  * largest tenants, each taken out of its group to a stream of its own,
  * while that leaves its group a member; a tenant that had a stream of
- * its own in the layout before (@prev_owners), one of the pool's, goes
- * first, while it has at least half the bytes of the largest grouped
- * tenant that had none, so that tenants of like bytes do not trade
- * streams from plan to plan.  A group of one is
- * its tenant's own stream.  With survivals all alike and no layout
- * before, this is the B - 1 largest tenants on a stream each and the rest
- * on one; with hot and cold tenants it never puts a hot and a cold
- * tenant on one stream when a cut between them is worth more than the
- * floor.  All B streams are used, so no label boundary is committed.
+ * its own in the layout before (@prev_owners), one of the pool's, counts
+ * twice its bytes here (a heuristic margin), so that tenants of like
+ * bytes do not trade streams from plan to plan.  A group of one is its
+ * tenant's own stream.  With survivals all alike and no layout before,
+ * this is the B - 1 largest tenants on a stream each and the rest on
+ * one; with hot and cold tenants it never puts a hot and a cold tenant
+ * on one stream when a cut between them is worth more than the floor.
+ * All B streams are used, so no label boundary is committed.
  *
  * Budgets.  A tenant that io.stream gives several streams (a budget,
  * struct lt_budget) is planned on them alone: it takes no free stream,
@@ -518,27 +517,11 @@ static bool lt_plan_owned(const struct lt_plan_input *in, unsigned int t,
 }
 
 /*
- * Take tenant @t out of its group onto a stream of its own, if it is not
- * already and its group keeps a member.  Returns the streams left.
- */
-static unsigned int lt_plan_take_out(struct lt_plan_work *w, u16 t,
-				     unsigned int *slot, unsigned int left)
-{
-	u16 g = w->ggroup[t];
-
-	if (!left || w->own[t] || w->gsize[g] < 2)
-		return left;
-	w->gsize[g]--;
-	w->own[t] = ++*slot;
-	return left - 1;
-}
-
-/*
  * More tenants than streams, the pool's @budget @streams: groups of
- * survival neighbours, then tenants that had a stream of their own and
- * the largest tenants on streams of their own (see the top of this
- * file).  Sets own[] and share[]; returns the streams used, which is
- * @budget.
+ * survival neighbours, then the largest tenants, those that had a stream
+ * of their own counted twice, on streams of their own (see the top of
+ * this file).  Sets own[] and share[]; returns the streams used, which
+ * is @budget.
  */
 static unsigned int lt_plan_groups(const struct lt_plan_input *in,
 				   struct lt_plan_work *w, unsigned int nt,
@@ -546,7 +529,7 @@ static unsigned int lt_plan_groups(const struct lt_plan_input *in,
 				   u32 pm, struct lt_layout *out)
 {
 	unsigned int i, j, q, g = 0, groups = 1, slot = 0, left;
-	u64 total, min_side, floor, owned = 0, largest = 0;
+	u64 total, min_side, floor, owned = 0;
 	u16 t;
 
 	for (i = 0; i < nt; i++) {
@@ -584,27 +567,35 @@ static unsigned int lt_plan_groups(const struct lt_plan_input *in,
 	}
 
 	/*
-	 * The streams left go to tenants taken out of their groups.  First
-	 * those that had a stream of their own, while they have at least
-	 * half the bytes of the largest grouped tenant that had none, so
-	 * that tenants of like bytes do not trade streams from plan to
-	 * plan; then the largest.
+	 * The streams left go to tenants taken out of their groups, each
+	 * while its group keeps a member, largest first; a tenant that had
+	 * a stream of its own counts twice its bytes, so that tenants of
+	 * like bytes do not trade streams from plan to plan.
 	 */
-	for (i = 0; i < nt; i++) {
-		t = w->torder[i];
-		if (lt_plan_owned(in, t, streams, budget))
-			owned |= BIT_ULL(t);
-		else if (!largest && w->gsize[w->ggroup[t]] > 1)
-			largest = w->tenant_bytes[t];
-	}
-	left = budget - groups;
-	for (i = 0; i < nt; i++) {
-		t = w->torder[i];
-		if ((owned & BIT_ULL(t)) && w->tenant_bytes[t] >= largest / 2)
-			left = lt_plan_take_out(w, t, &slot, left);
-	}
 	for (i = 0; i < nt; i++)
-		left = lt_plan_take_out(w, w->torder[i], &slot, left);
+		if (lt_plan_owned(in, w->torder[i], streams, budget))
+			owned |= BIT_ULL(w->torder[i]);
+	for (left = budget - groups; left; left--) {
+		u64 best_w = 0, wt;
+		u16 best = U16_MAX;
+
+		for (i = 0; i < nt; i++) {
+			t = w->torder[i];
+			if (w->own[t] || w->gsize[w->ggroup[t]] < 2)
+				continue;
+			wt = w->tenant_bytes[t];
+			if (owned & BIT_ULL(t))
+				wt = wt > U64_MAX / 2 ? U64_MAX : wt * 2;
+			if (best == U16_MAX || wt > best_w) {
+				best = t;
+				best_w = wt;
+			}
+		}
+		if (best == U16_MAX)
+			break;
+		w->gsize[w->ggroup[best]]--;
+		w->own[best] = ++slot;
+	}
 	/* Then the groups, longest-lived first. */
 	for (i = 0; i < nt; i++) {
 		t = w->gorder[i];
@@ -647,7 +638,8 @@ static unsigned int lt_plan_pool(const struct lt_plan_input *in,
 		if (nt <= budget)
 			w->own[t] = i + 1;
 	}
-	used = nt <= budget ? nt : lt_plan_groups(in, w, nt, streams, budget, pm, out);
+	used = nt <= budget ? nt :
+	       lt_plan_groups(in, w, nt, streams, budget, pm, out);
 	for (i = 0; i < nt; i++)
 		if (w->own[w->torder[i]])
 			owners |= BIT_ULL(w->torder[i]);
@@ -997,7 +989,8 @@ static void lt_plan_ranks(const struct lt_plan_input *in,
  * lt_plan_owners() - the tenants that have a stream of their own
  * @l: a layout
  *
- * Return: a bitmap of the tenants that a stream of @l serves alone.
+ * Return: a bitmap of the tenants that a stream of @l serves alone (any
+ * stream: the tenant's class 0 or a boundary's).
  */
 u64 lt_plan_owners(const struct lt_layout *l)
 {

@@ -1753,8 +1753,8 @@ static void lt_test_plan_keep(LT_TEST_CTX *test)
 
 /*
  * Fourteen tenants of two kinds on seven streams: a tenant that had a
- * stream of its own keeps one while it has half the bytes of the largest
- * grouped tenant, instead of trading it for one a little larger.
+ * stream of its own counts twice its bytes, so it keeps one instead of
+ * trading it for a tenant a little larger.
  */
 static void lt_test_plan_group_keep(LT_TEST_CTX *test)
 {
@@ -1834,7 +1834,7 @@ static void lt_test_plan_group_keep(LT_TEST_CTX *test)
 		return;
 	LT_EXPECT_EQ(test, b->tenant_stream[0], b->tenant_stream[12]);
 	LT_EXPECT(test, b->tenant_stream[5] != b->tenant_stream[13]);
-	/* Nor is a stream it shared: without the bitmap, nobody keeps one. */
+	/* Without the bitmap, nobody has a claim: the largest win. */
 	in.prev_tenant_stream = a->tenant_stream;
 	in.prev_owners = 0;
 	if (!LT_EXPECT_EQ(test, lt_plan(&in, b, work), 0))
@@ -1842,13 +1842,28 @@ static void lt_test_plan_group_keep(LT_TEST_CTX *test)
 	for (t = 0; t < 5; t++)
 		LT_EXPECT(test, b->tenant_stream[5 + t] !=
 			  b->tenant_stream[(t % 2) ? 12 : 13]);
+
+	/*
+	 * A group-mate's slot given back: tenant 13 alone has the odd group's
+	 * stream in @prev_tenant_stream, but it shared it and has no claim.
+	 */
+	memcpy(prev_tenant, a->tenant_stream, sizeof(prev_tenant));
+	for (t = 5; t < 13; t += 2)
+		prev_tenant[t] = 0;
+	labels[14].bytes = 1030 * LT_MIB;
+	in.prev_tenant_stream = prev_tenant;
+	in.prev_owners = lt_plan_owners(a);
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, b, work), 0))
+		return;
+	for (t = 0; t < 5; t++)
+		LT_EXPECT_EQ(test, b->tenant_stream[t], a->tenant_stream[t]);
+	LT_EXPECT_EQ(test, b->tenant_stream[13], b->tenant_stream[11]);
 }
 
 /*
  * One survival group on three streams: A (1000 MiB) and B (400 MiB) had
  * streams of their own, C (450 MiB), D and E (100 MiB) shared the third.
- * B keeps its stream: the bar is half of C, the largest grouped tenant
- * that had none, not half of A.
+ * B keeps its stream against C, a little larger, whatever A's bytes.
  */
 static void lt_test_plan_group_keep_bar(LT_TEST_CTX *test)
 {
