@@ -973,11 +973,10 @@ static void lt_plan_ranks(const struct lt_plan_input *in,
 		if (!w->tenant_bytes[t])
 			continue;
 		memset(bytes, 0, sizeof(bytes));
-		for (i = w->first[t]; i < w->end[t]; i++) {
-			r = in->rank[w->order[i]];
-			if (r <= LT_RANK_MAX)
-				bytes[r] += in->labels[w->order[i]].bytes;
-		}
+		/* lt_plan_check() bounds the ranks by LT_RANK_MAX. */
+		for (i = w->first[t]; i < w->end[t]; i++)
+			bytes[in->rank[w->order[i]]] +=
+				in->labels[w->order[i]].bytes;
 		side = mul_u64_u32_div(w->tenant_bytes[t], pm, 1000);
 		for (r = 0; r <= LT_RANK_MAX; r++)
 			if (bytes[r] && bytes[r] >= side)
@@ -1014,7 +1013,10 @@ u64 lt_plan_owners(const struct lt_layout *l)
  * a tenant with a budget gets streams of its budget only.
  *
  * Context: any; does not sleep or allocate.
- * Return: 0, or -EINVAL for a bad input.
+ * Return: 0, or -EINVAL for a bad input: no label table or too many
+ * labels, a minimum side above 1000 per mille, a rank above LT_RANK_MAX,
+ * a stream id of 0 or given twice among the free streams or inside one
+ * budget, or a budget's stream among the free streams.
  */
 int lt_plan(const struct lt_plan_input *in, struct lt_layout *out,
 	    struct lt_plan_work *work)
