@@ -1906,6 +1906,79 @@ static void lt_test_plan_group_keep_bar(LT_TEST_CTX *test)
 	LT_EXPECT_EQ(test, out->tenant_stream[1], out->tenant_stream[3]);
 }
 
+/*
+ * Four tenants of one survival group share an io.stream budget of three
+ * streams: those that had a stream of their own in it keep one, and a
+ * stream outside the budget is no claim on it.
+ */
+static void lt_test_plan_group_keep_budget(LT_TEST_CTX *test)
+{
+	struct lt_label *labels = lt_test_alloc(test, sizeof(*labels) *
+						LT_MAX_LABELS);
+	struct lt_budget *budgets = lt_test_alloc(test, sizeof(*budgets) *
+						  LT_MAX_TENANTS);
+	struct lt_plan_work *work = lt_test_alloc(test, sizeof(*work));
+	struct lt_layout *a = lt_test_alloc(test, sizeof(*a));
+	struct lt_layout *b = lt_test_alloc(test, sizeof(*b));
+	struct lt_plan_input in = {
+		.labels = labels,
+		.nr_labels = 5,
+		.reclaim_age = LT_TEST_R,
+		.streams = lt_test_streams,
+		.nr_streams = 7,
+		.tenants = 0xf,
+	};
+	u8 prev_tenant[LT_MAX_TENANTS] = { };
+	struct lt_test_label src[5];
+	unsigned int t;
+
+	if (!LT_EXPECT(test, labels && budgets && work && a && b))
+		return;
+	memset(src, 0, sizeof(src));
+	for (t = 0; t < 4; t++) {
+		src[1 + t] = (struct lt_test_label){ t, 0x10, 1024, 0, 0 };
+		budgets[t].nr = 3;
+		budgets[t].streams[0] = 20;
+		budgets[t].streams[1] = 21;
+		budgets[t].streams[2] = 22;
+	}
+	in.budgets = budgets;
+	lt_test_fill(labels, src, 5);
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, a, work), 0))
+		return;
+	/* Equal bytes: tenants 0 and 1 a stream each, 2 and 3 the third. */
+	LT_EXPECT_EQ(test, a->tenant_stream[2], a->tenant_stream[3]);
+	LT_EXPECT(test, a->tenant_stream[0] != a->tenant_stream[1] &&
+		  a->tenant_stream[0] != a->tenant_stream[2] &&
+		  a->tenant_stream[1] != a->tenant_stream[2]);
+	LT_EXPECT_EQ(test, lt_plan_owners(a), 0x3);
+
+	/* Tenants 2 and 3 grow by 1%: with no layout before, they win. */
+	labels[3].bytes += 10 * LT_MIB;
+	labels[4].bytes += 10 * LT_MIB;
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, b, work), 0))
+		return;
+	LT_EXPECT_EQ(test, b->tenant_stream[0], b->tenant_stream[1]);
+
+	/* With it, tenants 0 and 1 keep a stream of their own each. */
+	memcpy(prev_tenant, a->tenant_stream, sizeof(prev_tenant));
+	in.prev_tenant_stream = prev_tenant;
+	in.prev_owners = lt_plan_owners(a);
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, b, work), 0))
+		return;
+	LT_EXPECT_EQ(test, b->tenant_stream[2], b->tenant_stream[3]);
+	LT_EXPECT(test, b->tenant_stream[0] != b->tenant_stream[1] &&
+		  b->tenant_stream[0] != b->tenant_stream[2]);
+
+	/* A free stream before is no claim on the budget. */
+	prev_tenant[0] = 5;
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, b, work), 0))
+		return;
+	LT_EXPECT_EQ(test, b->tenant_stream[0], b->tenant_stream[3]);
+	LT_EXPECT(test, b->tenant_stream[1] != b->tenant_stream[2] &&
+		  b->tenant_stream[1] != b->tenant_stream[0]);
+}
+
 /**
  * struct lt_test_case - one shared test case
  * @name: its name in TAP output
@@ -2270,6 +2343,7 @@ static const struct lt_test_case lt_test_table[] = {
 	{ "plan_keep", lt_test_plan_keep },
 	{ "plan_group_keep", lt_test_plan_group_keep },
 	{ "plan_group_keep_bar", lt_test_plan_group_keep_bar },
+	{ "plan_group_keep_budget", lt_test_plan_group_keep_budget },
 	{ "plan_due", lt_test_plan_due },
 };
 
