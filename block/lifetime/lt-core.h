@@ -341,7 +341,8 @@ struct lt_budget {
  *	layout before, 0 for none; or NULL
  * @prev_tenant_stream: LT_MAX_TENANTS entries, each tenant's stream in the
  *	layout before, 0 for none; or NULL.  With either, the classes
- *	planned on @streams keep those streams where they can
+ *	planned on @streams, or on a budget that tenants share, keep those
+ *	streams where they can
  * @prev_owners: bitmap of the tenants that had a stream of their own in
  *	the layout before (lt_plan_owners()), less those whose slot was
  *	given back since.  When tenants share streams, such a tenant whose

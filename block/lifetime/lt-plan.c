@@ -94,11 +94,12 @@
  * share; the tenants without a budget keep the free streams whole.
  *
  * Stable streams.  Given the layout before (@prev_stream and
- * @prev_tenant_stream of the input), the free streams are then handed to
- * the classes again so that each keeps, where it can, the stream it had:
- * a re-plan that finds the same classes in another order of worth, or
- * the same tenants in another order of bytes, changes no stream.  The
- * streams of budgets are not matched again.
+ * @prev_tenant_stream of the input), the free streams, and the streams of
+ * each budget that tenants share, are then handed to the classes again so
+ * that each keeps, where it can, the stream it had: a re-plan that finds
+ * the same classes in another order of worth, or the same tenants in
+ * another order of bytes, changes no stream.  A budget of one tenant puts
+ * its class c on its stream c and is not matched again.
  *
  * Cost.  O(L^2) to sort L labels, O(B * L) for the boundaries; no
  * allocation: the caller passes the scratch space.  The result depends
@@ -693,6 +694,105 @@ static unsigned int lt_plan_pool(const struct lt_plan_input *in,
 	return used;
 }
 
+/*
+ * Keep each class planned on a pool of streams (the free streams, or a
+ * budget that tenants share), the pool's @nr @streams in @out->stream
+ * from @base, on the stream it had in the layout before (@in->prev_stream,
+ * @in->prev_tenant_stream).  The planner numbers its streams by the order
+ * it committed boundaries in and the tenants by bytes, both of which move
+ * from plan to plan; a stream that changes class mixes the old class's
+ * data with the new one's in its open reclaim unit, and in every unit
+ * that garbage collection fills from the handle.  The @used stream slots
+ * are matched to the pool's streams greedily: the slot and previous
+ * stream whose labels wrote the most bytes first, then the next pair of a
+ * slot and a stream both still unmatched; a tenant's own stream pairs its
+ * class 0 with the tenant's stream before, with no bytes, so that a
+ * tenant whose writes touched no tracked range keeps its stream too.
+ * Slots left take the pool's streams left, in order.  O(L^2) for L
+ * labels, as the sort.
+ */
+static void lt_plan_keep_pair(struct lt_plan_work *w, unsigned int *n,
+			      u8 slot, u8 prev, u64 bytes)
+{
+	unsigned int j;
+
+	for (j = 0; j < *n; j++)
+		if (w->kslot[j] == slot && w->kprev[j] == prev)
+			break;
+	if (j == *n) {
+		w->kslot[j] = slot;
+		w->kprev[j] = prev;
+		w->kbytes[j] = 0;
+		(*n)++;
+	}
+	w->kbytes[j] += bytes;
+}
+
+static void lt_plan_keep(const struct lt_plan_input *in,
+			 struct lt_plan_work *w, struct lt_layout *out,
+			 const u8 *streams, unsigned int nr,
+			 unsigned int base, unsigned int used)
+{
+	u8 *pos = w->kpos, *to = w->kmap;
+	unsigned int i, j, n = 0, best, slot, next = 0;
+	u8 s, p;
+
+	if ((!in->prev_stream && !in->prev_tenant_stream) || !used)
+		return;
+	/* Position plus one in the pool's streams, of each stream id. */
+	memset(pos, 0, sizeof(w->kpos));
+	for (i = 0; i < nr; i++)
+		pos[streams[i]] = i + 1;
+	memset(w->kto, 0xff, sizeof(w->kto));
+	memset(w->ktaken, 0, sizeof(w->ktaken));
+	for (i = 1; in->prev_stream && i < in->nr_labels; i++) {
+		s = out->label_stream[i];
+		p = in->prev_stream[i];
+		if (s && pos[s] && pos[p] && in->labels[i].bytes)
+			lt_plan_keep_pair(w, &n, pos[s] - 1, pos[p] - 1,
+					  in->labels[i].bytes);
+	}
+	for (i = 0; in->prev_tenant_stream && i < LT_MAX_TENANTS; i++) {
+		s = out->tenant_stream[i];
+		p = in->prev_tenant_stream[i];
+		if (s && pos[s] && pos[p])
+			lt_plan_keep_pair(w, &n, pos[s] - 1, pos[p] - 1, 0);
+	}
+	for (;;) {
+		best = n;
+		for (j = 0; j < n; j++)
+			if (w->kto[w->kslot[j]] == 0xff &&
+			    !w->ktaken[w->kprev[j]] &&
+			    (best == n || w->kbytes[j] > w->kbytes[best]))
+				best = j;
+		if (best == n)
+			break;
+		w->kto[w->kslot[best]] = w->kprev[best];
+		w->ktaken[w->kprev[best]] = true;
+	}
+	for (slot = 0; slot < used; slot++) {
+		if (w->kto[slot] != 0xff)
+			continue;
+		while (w->ktaken[next])
+			next++;
+		w->kto[slot] = next;
+		w->ktaken[next] = true;
+	}
+	/* From the stream ids before to those after, in this pool only. */
+	memset(to, 0, sizeof(w->kmap));
+	for (slot = 0; slot < used; slot++) {
+		s = streams[w->kto[slot]];
+		to[streams[slot]] = s;
+		out->stream[base + slot].stream = s;
+	}
+	for (i = 1; i < in->nr_labels; i++)
+		if (pos[out->label_stream[i]])
+			out->label_stream[i] = to[out->label_stream[i]];
+	for (i = 0; i < LT_MAX_TENANTS; i++)
+		if (pos[out->tenant_stream[i]])
+			out->tenant_stream[i] = to[out->tenant_stream[i]];
+}
+
 /* Whether tenants @t and @u have the same budget. */
 static bool lt_same_budget(const struct lt_plan_input *in, unsigned int t,
 			   unsigned int u)
@@ -763,8 +863,9 @@ static unsigned int lt_plan_shared_budgets(const struct lt_plan_input *in,
 		memset(w->gsize, 0, sizeof(w->gsize));
 		memset(w->gslot, 0, sizeof(w->gslot));
 		n = lt_plan_pool(in, w, out, nt, pm, b->streams, b->nr, used);
+		lt_plan_keep(in, w, out, b->streams, b->nr, used, n);
 		for (i = 0; i < n; i++)
-			w->bslot[b->streams[i]] = used + i + 1;
+			w->bslot[out->stream[used + i].stream] = used + i + 1;
 		for (i = 0; i < nt; i++)
 			*done |= BIT_ULL(w->torder[i]);
 		out->nr_tenants += nt;
@@ -864,100 +965,6 @@ static unsigned int lt_plan_budgets(const struct lt_plan_input *in,
 }
 
 /*
- * Keep each class planned on the free streams on the stream it had in the
- * layout before (@in->prev_stream, @in->prev_tenant_stream).  The planner
- * numbers its streams by the order it committed boundaries in and the
- * tenants by bytes, both of which move from plan to plan; a stream that
- * changes class mixes the old class's data with the new one's in its open
- * reclaim unit, and in every unit that garbage collection fills from the
- * handle.  The @used stream slots are matched to the free streams
- * greedily: the slot and previous stream whose labels wrote the most bytes
- * first, then the next pair of a slot and a stream both still unmatched;
- * a tenant's own stream pairs its class 0 with the tenant's stream before,
- * with no bytes, so that a tenant whose writes touched no tracked range
- * keeps its stream too.  Slots left take the free streams left, in order.
- * O(L^2) for L labels, as the sort.
- */
-static void lt_plan_keep_pair(struct lt_plan_work *w, unsigned int *n,
-			      u8 slot, u8 prev, u64 bytes)
-{
-	unsigned int j;
-
-	for (j = 0; j < *n; j++)
-		if (w->kslot[j] == slot && w->kprev[j] == prev)
-			break;
-	if (j == *n) {
-		w->kslot[j] = slot;
-		w->kprev[j] = prev;
-		w->kbytes[j] = 0;
-		(*n)++;
-	}
-	w->kbytes[j] += bytes;
-}
-
-static void lt_plan_keep(const struct lt_plan_input *in,
-			 struct lt_plan_work *w, struct lt_layout *out,
-			 unsigned int used)
-{
-	u8 *pos = w->kpos, *to = w->kmap;
-	unsigned int i, j, n = 0, best, slot, next = 0;
-	u8 s, p;
-
-	if ((!in->prev_stream && !in->prev_tenant_stream) || !used)
-		return;
-	/* Position plus one in the free streams, of each stream id. */
-	memset(pos, 0, sizeof(w->kpos));
-	for (i = 0; i < in->nr_streams; i++)
-		pos[in->streams[i]] = i + 1;
-	memset(w->kto, 0xff, sizeof(w->kto));
-	memset(w->ktaken, 0, sizeof(w->ktaken));
-	for (i = 1; in->prev_stream && i < in->nr_labels; i++) {
-		s = out->label_stream[i];
-		p = in->prev_stream[i];
-		if (s && pos[s] && pos[p] && in->labels[i].bytes)
-			lt_plan_keep_pair(w, &n, pos[s] - 1, pos[p] - 1,
-					  in->labels[i].bytes);
-	}
-	for (i = 0; in->prev_tenant_stream && i < LT_MAX_TENANTS; i++) {
-		s = out->tenant_stream[i];
-		p = in->prev_tenant_stream[i];
-		if (s && pos[s] && pos[p])
-			lt_plan_keep_pair(w, &n, pos[s] - 1, pos[p] - 1, 0);
-	}
-	for (;;) {
-		best = n;
-		for (j = 0; j < n; j++)
-			if (w->kto[w->kslot[j]] == 0xff &&
-			    !w->ktaken[w->kprev[j]] &&
-			    (best == n || w->kbytes[j] > w->kbytes[best]))
-				best = j;
-		if (best == n)
-			break;
-		w->kto[w->kslot[best]] = w->kprev[best];
-		w->ktaken[w->kprev[best]] = true;
-	}
-	for (slot = 0; slot < used; slot++) {
-		if (w->kto[slot] != 0xff)
-			continue;
-		while (w->ktaken[next])
-			next++;
-		w->kto[slot] = next;
-		w->ktaken[next] = true;
-	}
-	/* From the stream ids before to those after. */
-	memset(to, 0, sizeof(w->kmap));
-	for (slot = 0; slot < used; slot++) {
-		s = in->streams[w->kto[slot]];
-		to[in->streams[slot]] = s;
-		out->stream[slot].stream = s;
-	}
-	for (i = 1; i < in->nr_labels; i++)
-		out->label_stream[i] = to[out->label_stream[i]];
-	for (i = 0; i < LT_MAX_TENANTS; i++)
-		out->tenant_stream[i] = to[out->tenant_stream[i]];
-}
-
-/*
  * The ranks of each tenant's labels that hold at least min_side of its
  * bytes, so that a boundary could cut them off: what lt_new_ranks()
  * compares the tenant's labels with at the next checks.
@@ -1041,7 +1048,8 @@ int lt_plan(const struct lt_plan_input *in, struct lt_layout *out,
 	if (nt && in->nr_streams) {
 		used = lt_plan_pool(in, w, out, nt, pm, in->streams,
 				    in->nr_streams, 0);
-		lt_plan_keep(in, w, out, used);
+		lt_plan_keep(in, w, out, in->streams, in->nr_streams, 0,
+			     used);
 	}
 	used = lt_plan_shared_budgets(in, w, out, used, pm, &done);
 	used = lt_plan_budgets(in, w, out, used, pm, done);

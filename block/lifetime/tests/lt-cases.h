@@ -1908,7 +1908,7 @@ static void lt_test_plan_group_keep_bar(LT_TEST_CTX *test)
 
 /*
  * Four tenants of one survival group share an io.stream budget of three
- * streams: those that had a stream of their own in it keep one, and a
+ * streams: those that had a stream of their own in it keep it, and a
  * stream outside the budget is no claim on it.
  */
 static void lt_test_plan_group_keep_budget(LT_TEST_CTX *test)
@@ -1960,15 +1960,14 @@ static void lt_test_plan_group_keep_budget(LT_TEST_CTX *test)
 		return;
 	LT_EXPECT_EQ(test, b->tenant_stream[0], b->tenant_stream[1]);
 
-	/* With it, tenants 0 and 1 keep a stream of their own each. */
+	/* With it, each tenant keeps the stream it had. */
 	memcpy(prev_tenant, a->tenant_stream, sizeof(prev_tenant));
 	in.prev_tenant_stream = prev_tenant;
 	in.prev_owners = lt_plan_owners(a);
 	if (!LT_EXPECT_EQ(test, lt_plan(&in, b, work), 0))
 		return;
-	LT_EXPECT_EQ(test, b->tenant_stream[2], b->tenant_stream[3]);
-	LT_EXPECT(test, b->tenant_stream[0] != b->tenant_stream[1] &&
-		  b->tenant_stream[0] != b->tenant_stream[2]);
+	for (t = 0; t < 4; t++)
+		LT_EXPECT_EQ(test, b->tenant_stream[t], a->tenant_stream[t]);
 
 	/* A free stream before is no claim on the budget. */
 	prev_tenant[0] = 5;
@@ -1977,6 +1976,76 @@ static void lt_test_plan_group_keep_budget(LT_TEST_CTX *test)
 	LT_EXPECT_EQ(test, b->tenant_stream[0], b->tenant_stream[3]);
 	LT_EXPECT(test, b->tenant_stream[1] != b->tenant_stream[2] &&
 		  b->tenant_stream[1] != b->tenant_stream[0]);
+}
+
+/*
+ * Two tenants share an io.stream budget of three streams, one of them
+ * split in two classes: when their bytes change order, a re-plan keeps
+ * every class on its stream, as on the free streams.
+ */
+static void lt_test_plan_budget_keep(LT_TEST_CTX *test)
+{
+	struct lt_label *labels = lt_test_alloc(test, sizeof(*labels) *
+						LT_MAX_LABELS);
+	struct lt_budget *budgets = lt_test_alloc(test, sizeof(*budgets) *
+						  LT_MAX_TENANTS);
+	struct lt_plan_work *work = lt_test_alloc(test, sizeof(*work));
+	struct lt_layout *a = lt_test_alloc(test, sizeof(*a));
+	struct lt_layout *b = lt_test_alloc(test, sizeof(*b));
+	static const struct lt_test_label src[] = {
+		[1] = { 0, 0x10, 2048, 0, 0 },
+		[2] = { 0, 0x20, 1024, 1024, 0 },
+		[3] = { 1, 0x10, 1024, 0, 0 },
+		[4] = { 2, 0x10, 512, 0, 0 },
+		[5] = { 2, 0x20, 512, 512, 0 },
+	};
+	struct lt_plan_input in = {
+		.labels = labels,
+		.nr_labels = 6,
+		.reclaim_age = LT_TEST_R,
+		.streams = lt_test_streams,
+		.nr_streams = 7,
+		.tenants = 0x7,
+	};
+	unsigned int t, i;
+
+	if (!LT_EXPECT(test, labels && budgets && work && a && b))
+		return;
+	for (t = 0; t < 2; t++) {
+		budgets[t].nr = 3;
+		budgets[t].streams[0] = 20;
+		budgets[t].streams[1] = 21;
+		budgets[t].streams[2] = 22;
+	}
+	in.budgets = budgets;
+	lt_test_fill(labels, src, 6);
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, a, work), 0))
+		return;
+	/* Tenant 0, the larger, first; its log on the third stream. */
+	LT_EXPECT_EQ(test, a->label_stream[1], 20);
+	LT_EXPECT_EQ(test, a->label_stream[3], 21);
+	LT_EXPECT_EQ(test, a->label_stream[2], 22);
+	/* Tenant 2 has no budget: free streams, which no match touches. */
+	LT_EXPECT_EQ(test, a->label_stream[4], 2);
+	LT_EXPECT_EQ(test, a->label_stream[5], 3);
+
+	/* Tenant 1 grows past tenant 0: numbered afresh, they swap. */
+	labels[3].bytes = 8192 * LT_MIB;
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, b, work), 0))
+		return;
+	LT_EXPECT_EQ(test, b->label_stream[3], 20);
+
+	/* With the layout before, nothing moves. */
+	in.prev_stream = a->label_stream;
+	in.prev_tenant_stream = a->tenant_stream;
+	in.prev_owners = lt_plan_owners(a);
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, b, work), 0))
+		return;
+	for (i = 1; i < 6; i++)
+		LT_EXPECT_EQ(test, b->label_stream[i], a->label_stream[i]);
+	for (t = 0; t < 3; t++)
+		LT_EXPECT_EQ(test, b->tenant_stream[t], a->tenant_stream[t]);
+	LT_EXPECT(test, lt_test_streams_consistent(b, 6));
 }
 
 /**
@@ -2344,6 +2413,7 @@ static const struct lt_test_case lt_test_table[] = {
 	{ "plan_group_keep", lt_test_plan_group_keep },
 	{ "plan_group_keep_bar", lt_test_plan_group_keep_bar },
 	{ "plan_group_keep_budget", lt_test_plan_group_keep_budget },
+	{ "plan_budget_keep", lt_test_plan_budget_keep },
 	{ "plan_due", lt_test_plan_due },
 };
 
