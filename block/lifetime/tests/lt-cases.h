@@ -699,6 +699,15 @@ static void lt_test_fill(struct lt_label *labels,
 
 static const u8 lt_test_streams[] = { 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
 
+/* A budget of streams 20, 21 and 22. */
+static void lt_test_budget_20_22(struct lt_budget *b)
+{
+	b->nr = 3;
+	b->streams[0] = 20;
+	b->streams[1] = 21;
+	b->streams[2] = 22;
+}
+
 /* A plan of @nr labels on @budget streams, with each label's @rank. */
 static int lt_test_plan_ranked(const struct lt_label *labels,
 			       unsigned int nr, const u8 *rank,
@@ -1937,10 +1946,7 @@ static void lt_test_plan_group_keep_budget(LT_TEST_CTX *test)
 	memset(src, 0, sizeof(src));
 	for (t = 0; t < 4; t++) {
 		src[1 + t] = (struct lt_test_label){ t, 0x10, 1024, 0, 0 };
-		budgets[t].nr = 3;
-		budgets[t].streams[0] = 20;
-		budgets[t].streams[1] = 21;
-		budgets[t].streams[2] = 22;
+		lt_test_budget_20_22(&budgets[t]);
 	}
 	in.budgets = budgets;
 	lt_test_fill(labels, src, 5);
@@ -2011,12 +2017,8 @@ static void lt_test_plan_budget_keep(LT_TEST_CTX *test)
 
 	if (!LT_EXPECT(test, labels && budgets && work && a && b))
 		return;
-	for (t = 0; t < 2; t++) {
-		budgets[t].nr = 3;
-		budgets[t].streams[0] = 20;
-		budgets[t].streams[1] = 21;
-		budgets[t].streams[2] = 22;
-	}
+	for (t = 0; t < 2; t++)
+		lt_test_budget_20_22(&budgets[t]);
 	in.budgets = budgets;
 	lt_test_fill(labels, src, 6);
 	if (!LT_EXPECT_EQ(test, lt_plan(&in, a, work), 0))
