@@ -424,9 +424,9 @@ struct lt_commit {
  * @tenant_classes: classes of each tenant
  * @tenant_ranks: bitmap of the ranks (struct lt_plan_input) whose labels
  *	hold at least min_side_pm of each planned tenant's bytes
- * @stream: the streams handed out: the free ones (in the order of the
- *	input's streams, unless the input gave the layout before), then
- *	those of the budgets, each once, by tenant and class
+ * @stream: the streams handed out: the free ones, then those of the
+ *	budgets, each once, by tenant and class (each pool in the order
+ *	of its streams, unless the input gave the layout before)
  * @commit: boundaries in the order they were committed: on the free
  *	streams, then inside each budget
  * @total_worth: sum of the committed boundaries' worth, in bytes
@@ -482,10 +482,10 @@ struct lt_layout {
  *	given out, 0 if none
  * @kbytes: bytes of each (slot, previous stream) pair of lt_plan_keep()
  * @kslot: the pair's stream slot
- * @kprev: the pair's index in the free streams of the previous stream
- * @kto: index in the free streams that each slot is given
- * @ktaken: free streams already given by lt_plan_keep()
- * @kpos: position plus one in the free streams of each stream id
+ * @kprev: the pair's index in the pool's streams of the previous stream
+ * @kto: index in the pool's streams that each slot is given
+ * @ktaken: the pool's streams already given by lt_plan_keep()
+ * @kpos: position plus one in the pool's streams of each stream id
  * @kmap: each stream id before lt_plan_keep(), to the one after
  */
 struct lt_plan_work {

@@ -115,7 +115,8 @@ static void lt_share_budget(struct lt_disk *ld, struct lt_budget *b,
  * Read each tenant's io.stream budget on the disk into @ld->budget, its
  * streams in ascending order, so that a tenant's longest-lived class goes
  * on the budget's first stream, where io.stream sends the tenant's writes
- * that the policy leaves unplaced.  The slot that cgroups share when
+ * that the policy leaves unplaced (tenants that share a budget keep their
+ * streams across re-plans instead).  The slot that cgroups share when
  * every slot is taken has its members' budget (lt_share_budget()).
  * From the worker, under plan_mutex; may sleep.
  *

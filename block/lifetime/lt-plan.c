@@ -810,10 +810,36 @@ static bool lt_planned(const struct lt_plan_input *in,
 }
 
 /*
+ * Whether a planned tenant with another budget than @t's has one of the
+ * streams of @t's: the match must then leave @t's pool on the streams it
+ * would take anyway, so that whether that budget is pooled does not
+ * depend on the layout before.
+ */
+static bool lt_budget_overlaps(const struct lt_plan_input *in,
+			       const struct lt_plan_work *w, unsigned int t)
+{
+	const struct lt_budget *b = &in->budgets[t], *c;
+	unsigned int u, i, j;
+
+	for (u = 0; u < LT_MAX_TENANTS; u++) {
+		if (!lt_budgeted(in, u) || !lt_planned(in, w, u) ||
+		    lt_same_budget(in, t, u))
+			continue;
+		c = &in->budgets[u];
+		for (i = 0; i < b->nr; i++)
+			for (j = 0; j < c->nr; j++)
+				if (b->streams[i] == c->streams[j])
+					return true;
+	}
+	return false;
+}
+
+/*
  * Tenants that share a budget, planned on it together as a pool (see the
- * top of this file), their entries of @out->stream from @used on.  A
- * budget is pooled only if it fits the layout and none of its streams
- * was given out before; the others are left to lt_plan_budgets().  Sets
+ * top of this file), their entries of @out->stream from @used on, then
+ * matched to the streams they had (lt_plan_keep()).  A budget is pooled
+ * only if it fits the layout and none of its streams was given out before
+ * (after the match); the others are left to lt_plan_budgets().  Sets
  * @done for the tenants planned.  Returns the entries in use.
  */
 static unsigned int lt_plan_shared_budgets(const struct lt_plan_input *in,
@@ -863,7 +889,9 @@ static unsigned int lt_plan_shared_budgets(const struct lt_plan_input *in,
 		memset(w->gsize, 0, sizeof(w->gsize));
 		memset(w->gslot, 0, sizeof(w->gslot));
 		n = lt_plan_pool(in, w, out, nt, pm, b->streams, b->nr, used);
-		lt_plan_keep(in, w, out, b->streams, b->nr, used, n);
+		lt_plan_keep(in, w, out, b->streams,
+			     lt_budget_overlaps(in, w, t) ? n : b->nr, used, n);
+		/* The match may move an entry: look entries up by stream. */
 		for (i = 0; i < n; i++)
 			w->bslot[out->stream[used + i].stream] = used + i + 1;
 		for (i = 0; i < nt; i++)

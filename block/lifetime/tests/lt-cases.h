@@ -2027,7 +2027,10 @@ static void lt_test_plan_budget_keep(LT_TEST_CTX *test)
 	LT_EXPECT_EQ(test, a->label_stream[1], 20);
 	LT_EXPECT_EQ(test, a->label_stream[3], 21);
 	LT_EXPECT_EQ(test, a->label_stream[2], 22);
-	/* Tenant 2 has no budget: free streams, which no match touches. */
+	/*
+	 * Tenant 2 has no budget: free streams, which the budget's match
+	 * must leave alone (checked below).
+	 */
 	LT_EXPECT_EQ(test, a->label_stream[4], 2);
 	LT_EXPECT_EQ(test, a->label_stream[5], 3);
 
@@ -2047,6 +2050,132 @@ static void lt_test_plan_budget_keep(LT_TEST_CTX *test)
 		LT_EXPECT_EQ(test, b->label_stream[i], a->label_stream[i]);
 	for (t = 0; t < 3; t++)
 		LT_EXPECT_EQ(test, b->tenant_stream[t], a->tenant_stream[t]);
+	LT_EXPECT(test, lt_test_streams_consistent(b, 6));
+}
+
+/*
+ * Two tenants share a budget of three streams and use two; the layout
+ * before had them the other way round.  A tenant alone on a budget that
+ * overlaps theirs at its first stream is planned after them: it must
+ * find the entry of the tenant the match left on that stream.
+ */
+static void lt_test_plan_budget_keep_bslot(LT_TEST_CTX *test)
+{
+	struct lt_label *labels = lt_test_alloc(test, sizeof(*labels) *
+						LT_MAX_LABELS);
+	struct lt_budget *budgets = lt_test_alloc(test, sizeof(*budgets) *
+						  LT_MAX_TENANTS);
+	struct lt_plan_work *work = lt_test_alloc(test, sizeof(*work));
+	struct lt_layout *b = lt_test_alloc(test, sizeof(*b));
+	static const struct lt_test_label src[] = {
+		[1] = { 0, 0x10, 2048, 0, 0 },
+		[2] = { 1, 0x10, 1024, 0, 0 },
+		[3] = { 2, 0x10, 512, 0, 0 },
+	};
+	static const u8 prev[LT_MAX_LABELS] = { [1] = 21, [2] = 20, [3] = 20 };
+	static const u8 prev_tenant[LT_MAX_TENANTS] = { 21, 20, 20 };
+	struct lt_plan_input in = {
+		.labels = labels,
+		.nr_labels = 4,
+		.reclaim_age = LT_TEST_R,
+		.streams = lt_test_streams,
+		.nr_streams = 2,
+		.tenants = 0x7,
+		.prev_stream = prev,
+		.prev_tenant_stream = prev_tenant,
+	};
+
+	if (!LT_EXPECT(test, labels && budgets && work && b))
+		return;
+	lt_test_budget_20_22(&budgets[0]);
+	lt_test_budget_20_22(&budgets[1]);
+	budgets[2].nr = 2;
+	budgets[2].streams[0] = 20;
+	budgets[2].streams[1] = 23;
+	in.budgets = budgets;
+	lt_test_fill(labels, src, 4);
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, b, work), 0))
+		return;
+	LT_EXPECT_EQ(test, b->label_stream[1], 21);
+	LT_EXPECT_EQ(test, b->label_stream[2], 20);
+	LT_EXPECT_EQ(test, b->label_stream[3], 20);
+	if (!LT_EXPECT_EQ(test, b->nr_streams, 2))
+		return;
+	/* Entry 0 is tenant 0's, now on 21; entry 1 tenant 1's and 2's. */
+	LT_EXPECT_EQ(test, b->stream[0].stream, 21);
+	LT_EXPECT_EQ(test, b->stream[0].tenant, 0);
+	LT_EXPECT_EQ(test, b->stream[0].bytes, 2048 * LT_MIB);
+	LT_EXPECT_EQ(test, b->stream[1].stream, 20);
+	LT_EXPECT_EQ(test, b->stream[1].tenant, LT_TENANT_SHARED);
+	LT_EXPECT_EQ(test, b->stream[1].bytes, 1536 * LT_MIB);
+	LT_EXPECT(test, lt_test_streams_consistent(b, 4));
+}
+
+/*
+ * Budgets that partly overlap: tenants 0 and 1 share streams 20 to 22,
+ * tenants 2 and 3 streams 22 and 23.  While the first pool needs all
+ * three, the second is not pooled; once it needs two, the match must not
+ * keep it on stream 22, which would leave the second unpooled for good.
+ */
+static void lt_test_plan_budget_keep_overlap(LT_TEST_CTX *test)
+{
+	struct lt_label *labels = lt_test_alloc(test, sizeof(*labels) *
+						LT_MAX_LABELS);
+	struct lt_budget *budgets = lt_test_alloc(test, sizeof(*budgets) *
+						  LT_MAX_TENANTS);
+	struct lt_plan_work *work = lt_test_alloc(test, sizeof(*work));
+	struct lt_layout *a = lt_test_alloc(test, sizeof(*a));
+	struct lt_layout *b = lt_test_alloc(test, sizeof(*b));
+	static const struct lt_test_label src[] = {
+		[1] = { 0, 0x10, 4096, 0, 0 },
+		[2] = { 0, 0x20, 8192, 8000, 0 },
+		[3] = { 1, 0x10, 4096, 0, 0 },
+		[4] = { 2, 0x10, 1024, 0, 0 },
+		[5] = { 3, 0x10, 1024, 0, 0 },
+	};
+	struct lt_plan_input in = {
+		.labels = labels,
+		.nr_labels = 6,
+		.reclaim_age = LT_TEST_R,
+		.streams = lt_test_streams,
+		.nr_streams = 2,
+		.tenants = 0xf,
+	};
+	unsigned int t;
+
+	if (!LT_EXPECT(test, labels && budgets && work && a && b))
+		return;
+	lt_test_budget_20_22(&budgets[0]);
+	lt_test_budget_20_22(&budgets[1]);
+	for (t = 2; t < 4; t++) {
+		budgets[t].nr = 2;
+		budgets[t].streams[0] = 22;
+		budgets[t].streams[1] = 23;
+	}
+	in.budgets = budgets;
+	lt_test_fill(labels, src, 6);
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, a, work), 0))
+		return;
+	/* Tenant 0's log on 22: tenants 2 and 3 each plan theirs alone. */
+	LT_EXPECT_EQ(test, a->tenant_classes[0], 2);
+	LT_EXPECT_EQ(test, a->label_stream[2], 22);
+	LT_EXPECT_EQ(test, a->tenant_stream[2], a->tenant_stream[3]);
+
+	/*
+	 * The log stops dying young: the first pool needs two streams, and
+	 * tenant 0's one class wrote most of its bytes on 22 before.
+	 */
+	labels[2].hist[12] = 0;
+	in.prev_stream = a->label_stream;
+	in.prev_tenant_stream = a->tenant_stream;
+	in.prev_owners = lt_plan_owners(a);
+	if (!LT_EXPECT_EQ(test, lt_plan(&in, b, work), 0))
+		return;
+	LT_EXPECT_EQ(test, b->tenant_classes[0], 1);
+	for (t = 0; t < 2; t++)
+		LT_EXPECT(test, b->tenant_stream[t] == 20 ||
+			  b->tenant_stream[t] == 21);
+	LT_EXPECT(test, b->tenant_stream[2] != b->tenant_stream[3]);
 	LT_EXPECT(test, lt_test_streams_consistent(b, 6));
 }
 
@@ -2416,6 +2545,8 @@ static const struct lt_test_case lt_test_table[] = {
 	{ "plan_group_keep_bar", lt_test_plan_group_keep_bar },
 	{ "plan_group_keep_budget", lt_test_plan_group_keep_budget },
 	{ "plan_budget_keep", lt_test_plan_budget_keep },
+	{ "plan_budget_keep_bslot", lt_test_plan_budget_keep_bslot },
+	{ "plan_budget_keep_overlap", lt_test_plan_budget_keep_overlap },
 	{ "plan_due", lt_test_plan_due },
 };
 
