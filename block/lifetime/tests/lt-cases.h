@@ -2179,6 +2179,42 @@ static void lt_test_plan_budget_keep_overlap(LT_TEST_CTX *test)
 	LT_EXPECT(test, lt_test_streams_consistent(b, 6));
 }
 
+/*
+ * One tenant, three labels: A outlives B a little, C dies young.  The
+ * boundary before C is worth more and is committed first, the one
+ * before B second: each class must take the stream its own boundary
+ * added, whatever the order of the commits.
+ */
+static void lt_test_plan_commit_slot(LT_TEST_CTX *test)
+{
+	struct lt_label *labels = lt_test_alloc(test, sizeof(*labels) *
+						LT_MAX_LABELS);
+	struct lt_plan_work *work = lt_test_alloc(test, sizeof(*work));
+	struct lt_layout *out = lt_test_alloc(test, sizeof(*out));
+	static const struct lt_test_label src[] = {
+		[1] = { 0, 0x10, 1000, 0, 0 },
+		[2] = { 0, 0x20, 1000, 100, 0 },
+		[3] = { 0, 0x30, 1000, 1000, 0 },
+	};
+	unsigned int k;
+
+	if (!LT_EXPECT(test, labels && work && out))
+		return;
+	lt_test_fill(labels, src, 4);
+	if (!LT_EXPECT_EQ(test, lt_test_plan(labels, 4, 3, 0, out, work), 0))
+		return;
+	if (!LT_EXPECT_EQ(test, out->nr_commits, 2))
+		return;
+	LT_EXPECT_EQ(test, out->commit[0].label, 3);
+	LT_EXPECT_EQ(test, out->commit[1].label, 2);
+	for (k = 0; k < 2; k++)
+		LT_EXPECT_EQ(test, out->stream[out->commit[k].slot].stream,
+			     out->label_stream[out->commit[k].label]);
+	LT_EXPECT_EQ(test, out->label_class[2], 1);
+	LT_EXPECT_EQ(test, out->label_class[3], 2);
+	LT_EXPECT(test, lt_test_streams_consistent(out, 4));
+}
+
 /**
  * struct lt_test_case - one shared test case
  * @name: its name in TAP output
@@ -2547,6 +2583,7 @@ static const struct lt_test_case lt_test_table[] = {
 	{ "plan_budget_keep", lt_test_plan_budget_keep },
 	{ "plan_budget_keep_bslot", lt_test_plan_budget_keep_bslot },
 	{ "plan_budget_keep_overlap", lt_test_plan_budget_keep_overlap },
+	{ "plan_commit_slot", lt_test_plan_commit_slot },
 	{ "plan_due", lt_test_plan_due },
 };
 
