@@ -399,8 +399,9 @@ struct lt_layout_stream {
  * @surv_short: survival of the shorter-lived side
  * @tenant: tenant whose class was split
  * @label: first (longest-lived) label of the shorter-lived side
- * @slot: index in the layout's streams of the stream it added; for a
- *	boundary inside a budget, of the stream of the class it starts
+ * @slot: index in the layout's streams of the stream of the class it
+ *	starts (one its tenant's boundaries added: its classes take them
+ *	in the order they were added, not always that of their cuts)
  * @by_rank: the boundary is between two ranks whose survivals tie: it
  *	was cut by the writers' hints alone, with no measured worth
  */

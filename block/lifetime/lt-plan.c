@@ -629,7 +629,7 @@ static unsigned int lt_plan_pool(const struct lt_plan_input *in,
 				 unsigned int nt, u32 pm, const u8 *streams,
 				 unsigned int budget, unsigned int base)
 {
-	unsigned int i, used, slot, cls, t, p, k;
+	unsigned int i, used, slot, cls, t, p, k, first;
 	u64 owners = 0;
 
 	/* Tenant-first: one stream each, or groups when they do not fit. */
@@ -646,6 +646,7 @@ static unsigned int lt_plan_pool(const struct lt_plan_input *in,
 			owners |= BIT_ULL(w->torder[i]);
 
 	/* Then the boundaries, best first, while streams remain. */
+	first = out->nr_commits;
 	while (used < budget) {
 		struct lt_commit *c = &out->commit[out->nr_commits];
 
@@ -661,6 +662,8 @@ static unsigned int lt_plan_pool(const struct lt_plan_input *in,
 
 	/* Number the classes and give each its stream. */
 	for (i = 0; i < nt; i++) {
+		unsigned int next = 0;
+
 		t = w->torder[i];
 		slot = base + (w->own[t] ? w->own[t] : w->share[t]) - 1U;
 		out->tenant_stream[t] = streams[slot - base];
@@ -671,16 +674,11 @@ static unsigned int lt_plan_pool(const struct lt_plan_input *in,
 			u16 label = w->order[p];
 
 			if (p > w->first[t] && w->cut[p] && w->own[t]) {
-				/*
-				 * The stream that the boundary at @p added:
-				 * every cut of an owner in this pool was
-				 * committed here, and the search stays in
-				 * bounds should one not be.
-				 */
-				for (k = 0; k + 1 < out->nr_commits; k++)
-					if (out->commit[k].label == label)
-						break;
-				slot = out->commit[k].slot;
+				/* The tenant's next added stream. */
+				while (next + 1 < out->nr_commits &&
+				       out->commit[next].tenant != t)
+					next++;
+				slot = out->commit[next++].slot;
 				cls++;
 			}
 			out->label_stream[label] = streams[slot - base];
@@ -694,6 +692,16 @@ static unsigned int lt_plan_pool(const struct lt_plan_input *in,
 	}
 	for (slot = 0; slot < used; slot++)
 		out->stream[base + slot].stream = streams[slot];
+	/*
+	 * Classes take the tenant's added streams in the order they were
+	 * added, which need not be the order of their cuts: each boundary
+	 * names the stream of the class it starts.
+	 */
+	for (k = first; k < out->nr_commits; k++)
+		for (slot = 0; slot < used; slot++)
+			if (streams[slot] ==
+			    out->label_stream[out->commit[k].label])
+				out->commit[k].slot = base + slot;
 	return used;
 }
 

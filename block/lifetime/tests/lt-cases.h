@@ -2180,10 +2180,11 @@ static void lt_test_plan_budget_keep_overlap(LT_TEST_CTX *test)
 }
 
 /*
- * One tenant, three labels: A outlives B a little, C dies young.  The
- * boundary before C is worth more and is committed first, the one
- * before B second: each class must take the stream its own boundary
- * added, whatever the order of the commits.
+ * One tenant, three labels: label 1 outlives label 2 a little, label 3
+ * dies young.  The boundary before label 3 is worth more and is
+ * committed first, the one before label 2 second: each boundary must
+ * name the stream of the class it starts, whatever the order of the
+ * commits.
  */
 static void lt_test_plan_commit_slot(LT_TEST_CTX *test)
 {
