@@ -719,6 +719,89 @@ static void lt_kunit_confined(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, lt_layout_confined(ld, cur, all, 6), "budget");
 }
 
+KUNIT_DEFINE_ACTION_WRAPPER(lt_kunit_put_disk, put_disk, struct gendisk *);
+
+/* Write @mib MiB as tenant @t, label 0x100 + @t, at @t * 64 MiB. */
+static void lt_kunit_write(struct kunit *test, struct lt_disk *ld, u16 t,
+			   u32 mib)
+{
+	char name[LT_NAME_LEN];
+	struct bio bio;
+
+	lt_kunit_bio(test, &bio, mib * LT_MIB);
+	bio.bi_iter.bi_sector = LT_SECT((u64)t * 64 * LT_MIB);
+	snprintf(name, sizeof(name), "t%u", t);
+	lt_record(ld, &bio, 0x100 + t, t, name);
+}
+
+/*
+ * The worker's re-plan keeps the streams of tenants that had one of their
+ * own (lt_plan_owners() of the installed layout, as @prev_owners): seven
+ * tenants take the seven free streams, then two larger ones arrive.  With
+ * nine tenants of like survival on seven streams, six keep a stream of
+ * their own and three share one; the six are the old owners, not the
+ * newcomers, and the smallest old tenant keeps its stream too, now shared
+ * with the newcomers.
+ */
+static void lt_kunit_plan_owners(struct kunit *test)
+{
+	struct queue_limits lim = { .max_write_streams = 8 };
+	struct lt_disk *ld = lt_kunit_disk(test);
+	const u64 old = GENMASK_ULL(6, 0), all = GENMASK_ULL(8, 0);
+	const u64 kept = GENMASK_ULL(6, 1);
+	const struct lt_installed *inst;
+	u8 first[7];
+	u16 t, slot;
+
+	ld->disk = blk_alloc_disk(&lim, NUMA_NO_NODE);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ld->disk);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							lt_kunit_put_disk,
+							ld->disk), 0);
+	mutex_init(&ld->plan_mutex);
+	INIT_WORK(&ld->work, lt_kunit_count_work);
+	ld->snap = kvcalloc(LT_MAX_LABELS, sizeof(*ld->snap), GFP_KERNEL);
+	ld->scratch = kvzalloc_obj(*ld->scratch, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ld->snap);
+	KUNIT_ASSERT_NOT_NULL(test, ld->scratch);
+	ld->auto_plan = true;
+	ld->min_side = LT_MIN_SIDE_PM;
+	lt_update_reclaim_age(ld);
+	KUNIT_ASSERT_TRUE(test, ld->track.on);
+
+	/* No cgroup has these ids: no budget, nothing removed. */
+	for (t = 0; t < 9; t++) {
+		slot = lt_tenant_add(ld, NULL, BIT_ULL(40) + t);
+		KUNIT_ASSERT_EQ(test, slot, t);
+	}
+	for (t = 0; t < 7; t++)
+		lt_kunit_write(test, ld, t, 10 + t);
+	lt_workfn(&ld->work);
+	inst = rcu_dereference_protected(ld->layout, true);
+	KUNIT_ASSERT_NOT_NULL(test, inst);
+	KUNIT_EXPECT_STREQ(test, ld->last_reason, "first");
+	KUNIT_EXPECT_EQ(test, lt_plan_owners(&inst->layout), old);
+	for (t = 0; t < 7; t++) {
+		first[t] = inst->layout.tenant_stream[t];
+		KUNIT_EXPECT_GE(test, first[t], 2);
+		KUNIT_EXPECT_LE(test, first[t], 8);
+	}
+
+	/* 18 MiB each: more than any old tenant, less than twice any. */
+	lt_kunit_write(test, ld, 7, 18);
+	lt_kunit_write(test, ld, 8, 18);
+	lt_workfn(&ld->work);
+	inst = rcu_dereference_protected(ld->layout, true);
+	KUNIT_EXPECT_STREQ(test, ld->last_reason, "tenants");
+	KUNIT_EXPECT_EQ(test, inst->tenants, all);
+	KUNIT_EXPECT_EQ(test, lt_plan_owners(&inst->layout), kept);
+	for (t = 0; t < 7; t++)
+		KUNIT_EXPECT_EQ_MSG(test, inst->layout.tenant_stream[t],
+				    first[t], "tenant %u", t);
+	KUNIT_EXPECT_EQ(test, inst->layout.tenant_stream[7], first[0]);
+	KUNIT_EXPECT_EQ(test, inst->layout.tenant_stream[8], first[0]);
+}
+
 static struct kunit_case lt_kunit_cases[] = {
 	KUNIT_CASE_PARAM(lt_kunit_run, lt_kunit_gen_params),
 	KUNIT_CASE(lt_kunit_replay),
@@ -734,6 +817,7 @@ static struct kunit_case lt_kunit_cases[] = {
 	KUNIT_CASE(lt_kunit_log_ranges),
 	KUNIT_CASE(lt_kunit_no_capacity),
 	KUNIT_CASE(lt_kunit_confined),
+	KUNIT_CASE(lt_kunit_plan_owners),
 	{}
 };
 
