@@ -34,7 +34,7 @@ echo "TAP version 13"
 
 for s in install-deps prepare-tree build-kernel vm-run run-tests export-series update-patches demo \
 	bench-iostream scenario-iostream14 fdp-trace bench-fs-hints dbbench-hints waf-eval bench-insn build-deb xfstests \
-	fresh-machine; do
+	fresh-machine late-group-whatif; do
 	[ -x "$TOP/scripts/$s" ] || { not_ok "$s exists"; continue; }
 	expect "$s rejects an unknown option" "unknown option.*--bogus" "$TOP/scripts/$s" --bogus
 	out=$("$TOP/scripts/$s" --help 2>&1); rc=$?
@@ -426,6 +426,31 @@ if grep -qxF '| none | 10 | 105 |  | 0.0 | 0.0 | 0.0 | 5 |  |' <<<"$out" &&
 else
 	not_ok "bench-insn reports the mean change of several runs with its interval" "$out"
 fi
+
+# late-group-whatif: the group's stream loses the moved cgroup's earlier
+# writes (--moved), and the group's writes after the mark join it
+# (--early); the other lines pass unchanged.
+cat >"$tmp/lg.trace" <<'EOT'
+1.0 259,3 W 0 8 2 policy 10
+1.1 259,3 W 8 8 3 policy 11
+# mark run
+2.0 259,3 W 16 8 0 default 20
+3.0 259,3 W 24 8 3 policy 20
+3.1 259,3 W 8 8 2 policy 11
+EOT
+out=$("$TOP/scripts/late-group-whatif" --group 20 --moved --early "$tmp/lg.trace" 2>"$tmp/lg.err")
+want=$(printf '%s\n' "1.0 259,3 W 0 8 2 policy 10" "1.1 259,3 W 8 8 2 policy 11" "# mark run" \
+	"2.0 259,3 W 16 8 3 default 20" "3.0 259,3 W 24 8 3 policy 20" "3.1 259,3 W 8 8 2 policy 11")
+if [ "$out" = "$want" ] && grep -q 'stream 3; moved: 11->2' "$tmp/lg.err"; then
+	ok "late-group-whatif moves the displaced cgroup's writes and the group's early ones"
+else
+	not_ok "late-group-whatif moves the displaced cgroup's writes and the group's early ones" "$out" "$(cat "$tmp/lg.err")"
+fi
+out=$("$TOP/scripts/late-group-whatif" --group 20 "$tmp/lg.trace" 2>/dev/null)
+[ "$out" = "$(cat "$tmp/lg.trace")" ] && ok "late-group-whatif with no change asked prints the trace as it was" ||
+	not_ok "late-group-whatif with no change asked prints the trace as it was" "$out"
+expect "late-group-whatif needs a run mark" 'no "run" mark' \
+	sh -c "grep -v mark '$tmp/lg.trace' | '$TOP/scripts/late-group-whatif' --group 20"
 
 echo "1..$n"
 [ "$failed" = 0 ]
