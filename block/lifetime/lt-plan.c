@@ -1193,7 +1193,8 @@ u64 lt_informed(const struct lt_label *labels, unsigned int nr_labels,
  * could cut them off by rank.  A rank counts as seen once a plan saw it
  * that large, whether or not that plan was installed, so a tenant that a
  * plan cannot split is not planned for again; a rank that was smaller is
- * planned for when it grows.
+ * planned for when it grows to half as much again (LT_RANK_ASK_PM), so
+ * that one that hovers about the side does not ask at every check.
  *
  * Return: the bitmap of those tenants of @tenants.
  */
@@ -1203,6 +1204,9 @@ u64 lt_new_ranks(const struct lt_label *labels, const u8 *rank,
 {
 	u32 pm = min_side_pm ? min_side_pm : LT_MIN_SIDE_PM;
 	u64 set = 0, fresh[LT_RANK_MAX + 1];
+
+	/* At most 1000 * 1500 / 1000: no overflow. */
+	pm = pm * LT_RANK_ASK_PM / 1000;
 	unsigned int t, i, r;
 
 	for (t = 0; t < LT_MAX_TENANTS; t++) {

@@ -1555,7 +1555,8 @@ static void lt_test_plan_rank_journal(LT_TEST_CTX *test)
 	/*
 	 * A journal of 2.5% of its tenant's bytes could not be cut off: the
 	 * plan does not count its rank as seen, and a check plans again
-	 * once it holds 5%.
+	 * once it holds 7.5%, half as much again as a boundary's side: not
+	 * at 5.3%, just over the side.
 	 */
 	src[1].mib = 5;
 	lt_test_fill(labels, src, 3);
@@ -1565,6 +1566,9 @@ static void lt_test_plan_rank_journal(LT_TEST_CTX *test)
 	LT_EXPECT_EQ(test, lt_new_ranks(labels, rank, out->tenant_ranks, 3,
 					0x2, 0), 0);
 	labels[1].bytes = 10 * LT_MIB;
+	LT_EXPECT_EQ(test, lt_new_ranks(labels, rank, out->tenant_ranks, 3,
+					0x2, 0), 0);
+	labels[1].bytes = 15 * LT_MIB;
 	LT_EXPECT_EQ(test, lt_new_ranks(labels, rank, out->tenant_ranks, 3,
 					0x2, 0), 0x2);
 }
@@ -2372,19 +2376,31 @@ static void lt_test_plan_due(LT_TEST_CTX *test)
 	/* 6 MiB of 206: 2.9%, under the default 5%. */
 	LT_EXPECT_EQ(test, lt_new_ranks(labels, rank, seen, LT_MAX_LABELS,
 					0x3, 0), 0);
-	/* Without the rank 3 and unranked labels: 6 of 106, 5.7%. */
+	/*
+	 * Without the rank 3 and unranked labels: 6 of 106, 5.7%, a
+	 * boundary's side but under the 7.5% that asks; 9 of 109, 8.3%,
+	 * asks.
+	 */
 	labels[3].flags = 0;
 	labels[4].flags = 0;
+	LT_EXPECT_EQ(test, lt_new_ranks(labels, rank, seen, LT_MAX_LABELS,
+					0x3, 0), 0);
+	labels[2].bytes = 9 * LT_MIB;
 	LT_EXPECT_EQ(test, lt_new_ranks(labels, rank, seen, LT_MAX_LABELS,
 					0x3, 0), 0x1);
 	LT_EXPECT_EQ(test, lt_new_ranks(labels, rank, seen, LT_MAX_LABELS,
 					0x2, 0), 0);
-	/* Tenant 1's 4 of 104 at a 3% side; not once a plan saw it. */
+	/*
+	 * Tenant 1's 4 of 104 at a 2% side, which asks at 3%; not once a
+	 * plan saw it.  At a 3% side it would ask at 4.5%: not yet.
+	 */
 	LT_EXPECT_EQ(test, lt_new_ranks(labels, rank, seen, LT_MAX_LABELS,
-					0x3, 30), 0x3);
-	seen[1] |= BIT(5);
+					0x3, 20), 0x3);
 	LT_EXPECT_EQ(test, lt_new_ranks(labels, rank, seen, LT_MAX_LABELS,
 					0x3, 30), 0x1);
+	seen[1] |= BIT(5);
+	LT_EXPECT_EQ(test, lt_new_ranks(labels, rank, seen, LT_MAX_LABELS,
+					0x3, 20), 0x1);
 	seen[0] |= BIT(4);
 	LT_EXPECT_EQ(test, lt_new_ranks(labels, rank, seen, LT_MAX_LABELS,
 					0x3, 0), 0);
