@@ -95,11 +95,11 @@
 #define LT_TENANT_PLACED	BIT(14)
 #define LT_MIN_SIDE_PM		50
 /*
- * A rank that no plan saw asks for one once it holds this much of a
- * boundary's side, per mille (lt_new_ranks()): half as much again, so
- * that a rank about the side does not ask at every check.
+ * A cut between two ranks that the layout before had stays while each
+ * side holds this much of min_side, per mille (lt_rank_side()): a margin
+ * against a rank's share hovering about min_side.  A heuristic.
  */
-#define LT_RANK_ASK_PM		1500
+#define LT_RANK_KEEP_PM		667
 #define LT_GROUP_WORTH_SHIFT	6
 #define LT_SURV_SHIFT		16
 #define LT_SURV_ONE		BIT(LT_SURV_SHIFT)

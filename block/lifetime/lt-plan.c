@@ -382,7 +382,10 @@ static u64 lt_cut_worth(const u64 *pb, const u64 *pd, unsigned int cs,
  * A cut before position @q of the run [@cs, @p) whose two neighbours have
  * different ranks: the bytes of its smaller side, and in @kept whether
  * the layout before had the neighbours on different streams; 0 if the
- * ranks are the same or a side holds less than @min_side.
+ * ranks are the same or a side holds less than @min_side.  A cut the
+ * layout before had keeps its sides down to LT_RANK_KEEP_PM of
+ * @min_side, so that a rank whose share hovers about @min_side does not
+ * gain and lose its stream from plan to plan.
  */
 static u64 lt_rank_side(const struct lt_plan_input *in,
 			const struct lt_plan_work *w, unsigned int cs,
@@ -392,11 +395,14 @@ static u64 lt_rank_side(const struct lt_plan_input *in,
 	u16 a = w->order[q - 1], b = w->order[q];
 	u64 bl = w->pre_bytes[q] - w->pre_bytes[cs];
 	u64 bs = w->pre_bytes[p] - w->pre_bytes[q];
+	bool had = in->prev_stream && in->prev_stream[a] &&
+		   in->prev_stream[b] && in->prev_stream[a] != in->prev_stream[b];
+	u64 side = had ? mul_u64_u32_div(min_side, LT_RANK_KEEP_PM, 1000) :
+			 min_side;
 
-	if (in->rank[a] == in->rank[b] || bl < min_side || bs < min_side)
+	if (in->rank[a] == in->rank[b] || bl < side || bs < side)
 		return 0;
-	*kept = in->prev_stream && in->prev_stream[a] && in->prev_stream[b] &&
-		in->prev_stream[a] != in->prev_stream[b];
+	*kept = had;
 	return min(bl, bs);
 }
 
@@ -1193,8 +1199,7 @@ u64 lt_informed(const struct lt_label *labels, unsigned int nr_labels,
  * could cut them off by rank.  A rank counts as seen once a plan saw it
  * that large, whether or not that plan was installed, so a tenant that a
  * plan cannot split is not planned for again; a rank that was smaller is
- * planned for when it grows to half as much again (LT_RANK_ASK_PM), so
- * that one that hovers about the side does not ask at every check.
+ * planned for when it grows.
  *
  * Return: the bitmap of those tenants of @tenants.
  */
@@ -1204,9 +1209,6 @@ u64 lt_new_ranks(const struct lt_label *labels, const u8 *rank,
 {
 	u32 pm = min_side_pm ? min_side_pm : LT_MIN_SIDE_PM;
 	u64 set = 0, fresh[LT_RANK_MAX + 1];
-
-	/* At most 1000 * 1500 / 1000: no overflow. */
-	pm = pm * LT_RANK_ASK_PM / 1000;
 	unsigned int t, i, r;
 
 	for (t = 0; t < LT_MAX_TENANTS; t++) {

@@ -720,6 +720,8 @@ static void lt_kunit_confined(struct kunit *test)
 }
 
 KUNIT_DEFINE_ACTION_WRAPPER(lt_kunit_put_disk, put_disk, struct gendisk *);
+KUNIT_DEFINE_ACTION_WRAPPER(lt_kunit_cancel_work, cancel_work_sync,
+			    struct work_struct *);
 
 /* Write @mib MiB as tenant @t, label 0x100 + @t, at @t * 64 MiB. */
 static void lt_kunit_write(struct kunit *test, struct lt_disk *ld, u16 t,
@@ -759,7 +761,11 @@ static void lt_kunit_plan_owners(struct kunit *test)
 							lt_kunit_put_disk,
 							ld->disk), 0);
 	mutex_init(&ld->plan_mutex);
+	/* Only the two checks below run: the clock wakes no worker. */
 	INIT_WORK(&ld->work, lt_kunit_count_work);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							lt_kunit_cancel_work,
+							&ld->work), 0);
 	ld->snap = kvcalloc(LT_MAX_LABELS, sizeof(*ld->snap), GFP_KERNEL);
 	ld->scratch = kvzalloc_obj(*ld->scratch, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ld->snap);
@@ -800,6 +806,7 @@ static void lt_kunit_plan_owners(struct kunit *test)
 				    first[t], "tenant %u", t);
 	KUNIT_EXPECT_EQ(test, inst->layout.tenant_stream[7], first[0]);
 	KUNIT_EXPECT_EQ(test, inst->layout.tenant_stream[8], first[0]);
+	KUNIT_EXPECT_EQ(test, ld->checks, 2);
 }
 
 static struct kunit_case lt_kunit_cases[] = {
