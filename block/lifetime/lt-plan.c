@@ -52,7 +52,9 @@
  * before also had, then the one with the largest smaller side (a
  * heuristic that parts the most bytes; it does not weigh how far apart
  * the ranks are).  Each side must hold min_side_pm of the tenant's bytes,
- * so a rank with less shares a class with its neighbour.  Measured worth
+ * so a rank with less shares a class with its neighbour; a boundary the
+ * layout before had stays down to two thirds of that (LT_RANK_KEEP_PM),
+ * after every boundary that holds min_side_pm.  Measured worth
  * always comes first: a writer's hints only spend streams that no
  * measured boundary wants, and once deaths show, the next plan orders
  * the labels by what they did.
@@ -380,17 +382,20 @@ static u64 lt_cut_worth(const u64 *pb, const u64 *pd, unsigned int cs,
 
 /*
  * A cut before position @q of the run [@cs, @p) whose two neighbours have
- * different ranks: the bytes of its smaller side, and in @kept whether
- * the layout before had the neighbours on different streams; 0 if the
- * ranks are the same or a side holds less than @min_side.  A cut the
- * layout before had keeps its sides down to LT_RANK_KEEP_PM of
- * @min_side, so that a rank whose share hovers about @min_side does not
- * gain and lose its stream from plan to plan.
+ * different ranks: the bytes of its smaller side, and in @tier which cuts
+ * come first: 2 for one the layout before had (its neighbours on
+ * different streams), 1 for a new one, 0 for one the layout before had
+ * whose smaller side is now under @min_side.  0 bytes if the ranks are
+ * the same or a side holds less than @min_side, or, for a cut the layout
+ * before had, less than LT_RANK_KEEP_PM of it: so a rank whose share
+ * hovers about @min_side does not gain and lose its stream from plan to
+ * plan, and a cut kept in that margin never takes a stream from one a
+ * plan would draw afresh.
  */
 static u64 lt_rank_side(const struct lt_plan_input *in,
 			const struct lt_plan_work *w, unsigned int cs,
 			unsigned int q, unsigned int p, u64 min_side,
-			bool *kept)
+			u8 *tier)
 {
 	u16 a = w->order[q - 1], b = w->order[q];
 	u64 bl = w->pre_bytes[q] - w->pre_bytes[cs];
@@ -402,17 +407,17 @@ static u64 lt_rank_side(const struct lt_plan_input *in,
 
 	if (in->rank[a] == in->rank[b] || bl < side || bs < side)
 		return 0;
-	*kept = had;
+	*tier = bl < min_side || bs < min_side ? 0 : had ? 2 : 1;
 	return min(bl, bs);
 }
 
 /*
  * The allowed boundary of highest worth among @tenants (a bitmap); ties
  * go to the lowest tenant, then the earliest position.  If no boundary is
- * worth anything, a boundary between two ranks (lt_rank_side()): one the
- * layout before also had first, so that classes of worth 0 do not move
- * with small changes of bytes, then the largest smaller side (a
- * heuristic: it parts the most bytes), the same ties.  Returns its
+ * worth anything, a boundary between two ranks (lt_rank_side()): by its
+ * tier, so that classes of worth 0 do not move with small changes of
+ * bytes, then the largest smaller side (a heuristic: it parts the most
+ * bytes), the same ties.  Returns its
  * position in the order, or 0 if there is neither.
  */
 static unsigned int lt_plan_best(const struct lt_plan_input *in,
@@ -420,7 +425,7 @@ static unsigned int lt_plan_best(const struct lt_plan_input *in,
 				 struct lt_commit *best, u64 tenants)
 {
 	unsigned int t, p, q, cs, best_q = 0, rank_q = 0;
-	bool rank_kept = false;
+	u8 rank_tier = 0;
 	u64 rank_side = 0;
 	u16 rank_tenant = 0;
 
@@ -448,15 +453,15 @@ static unsigned int lt_plan_best(const struct lt_plan_input *in,
 					best->tenant = t;
 					best_q = q;
 				} else if (!worth && !best_q && in->rank) {
-					bool kept = false;
+					u8 tier = 0;
 					u64 side = lt_rank_side(in, w, cs, q, p,
 								w->min_side[t],
-								&kept);
+								&tier);
 
-					if (side && (kept > rank_kept ||
-						     (kept == rank_kept &&
+					if (side && (tier > rank_tier ||
+						     (tier == rank_tier &&
 						      side > rank_side))) {
-						rank_kept = kept;
+						rank_tier = tier;
 						rank_side = side;
 						rank_tenant = t;
 						rank_q = q;
@@ -1196,10 +1201,11 @@ u64 lt_informed(const struct lt_label *labels, unsigned int nr_labels,
  * A tenant's labels that came after its layout was planned take its
  * class 0, whatever their writer said.  Once those of a rank that the
  * plan did not see hold a boundary's side of the tenant's bytes, a plan
- * could cut them off by rank.  A rank counts as seen once a plan saw it
- * that large, whether or not that plan was installed, so a tenant that a
- * plan cannot split is not planned for again; a rank that was smaller is
- * planned for when it grows.
+ * could cut them off by rank (or, for a rank that the plan saw smaller
+ * and kept on a stream of its own, LT_RANK_KEEP_PM, would keep it).  A
+ * rank counts as seen once a plan saw it that large, whether or not that
+ * plan was installed, so a tenant that a plan cannot split is not planned
+ * for again; a rank that was smaller is planned for when it grows.
  *
  * Return: the bitmap of those tenants of @tenants.
  */

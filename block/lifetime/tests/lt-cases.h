@@ -1586,7 +1586,7 @@ static void lt_test_plan_rank_keep(LT_TEST_CTX *test)
 						LT_MAX_LABELS);
 	struct lt_plan_work *work = lt_test_alloc(test, sizeof(*work));
 	struct lt_layout *out = lt_test_alloc(test, sizeof(*out));
-	u8 *prev = lt_test_alloc(test, LT_MAX_LABELS);
+	u8 *prev = lt_test_alloc(test, LT_MAX_LABELS), journal;
 	struct lt_plan_input in = {
 		.nr_labels = 3,
 		.reclaim_age = LT_TEST_R,
@@ -1617,12 +1617,70 @@ static void lt_test_plan_rank_keep(LT_TEST_CTX *test)
 	LT_EXPECT_EQ(test, out->label_stream[2], prev[2]);
 	/* Not seen at that size: a check may ask, and the plan keeps it. */
 	LT_EXPECT_EQ(test, out->tenant_ranks[0], BIT(0));
+	/* A label the layout before did not have is no kept cut. */
+	journal = prev[1];
+	prev[1] = 0;
+	LT_EXPECT_EQ(test, lt_plan(&in, out, work), 0);
+	LT_EXPECT_EQ(test, out->nr_commits, 0);
+	prev[1] = journal;
 
 	/* 3 of 97 MiB: under two thirds of the side. */
 	labels[1].bytes = 3 * LT_MIB;
 	LT_EXPECT_EQ(test, lt_plan(&in, out, work), 0);
 	LT_EXPECT_EQ(test, out->nr_commits, 0);
 	LT_EXPECT_EQ(test, out->label_stream[1], out->label_stream[2]);
+}
+
+/*
+ * A cut kept under min_side gives way to one that a plan would draw
+ * afresh: tenant 0's journal, cut off at 6%, falls to 3.5%; tenant 1's
+ * new level holds 20%; one stream is left for the two.
+ */
+static void lt_test_plan_rank_keep_fresh(LT_TEST_CTX *test)
+{
+	struct lt_test_label src[] = {
+		[1] = { 0, 0x20, 94, 0, 0 },		/* data */
+		[2] = { 0, 0x06, 6, 0, 0 },		/* journal, rank 1 */
+		[3] = { 1, 0x20, 100, 0, 0 },		/* data */
+		[4] = { 1, 0x13, 0, 0, 0 },		/* level, rank 3 */
+	};
+	static const u8 rank[] = { 0, 0, 1, 0, 3 };
+	struct lt_label *labels = lt_test_alloc(test, sizeof(*labels) *
+						LT_MAX_LABELS);
+	struct lt_plan_work *work = lt_test_alloc(test, sizeof(*work));
+	struct lt_layout *out = lt_test_alloc(test, sizeof(*out));
+	u8 *prev = lt_test_alloc(test, LT_MAX_LABELS);
+	struct lt_plan_input in = {
+		.nr_labels = 5,
+		.reclaim_age = LT_TEST_R,
+		.streams = lt_test_streams,
+		.nr_streams = 3,
+		.rank = rank,
+	};
+
+	if (!LT_EXPECT(test, labels && work && out && prev))
+		return;
+	lt_test_fill(labels, src, 4);
+	in.labels = labels;
+	LT_EXPECT_EQ(test, lt_plan(&in, out, work), 0);
+	LT_EXPECT_EQ(test, out->nr_commits, 1);
+	LT_EXPECT(test, out->label_stream[1] != out->label_stream[2]);
+	memcpy(prev, out->label_stream, LT_MAX_LABELS);
+	/* Label 4 is new: the worker passes no stream for it. */
+	prev[4] = 0;
+
+	/* Tenant 0: 7 of 200 MiB; tenant 1: 40 of 200. */
+	src[1].mib = 193;
+	src[2].mib = 7;
+	src[3].mib = 160;
+	src[4].mib = 40;
+	lt_test_fill(labels, src, 5);
+	in.prev_stream = prev;
+	LT_EXPECT_EQ(test, lt_plan(&in, out, work), 0);
+	LT_EXPECT_EQ(test, out->nr_commits, 1);
+	LT_EXPECT_EQ(test, out->commit[0].tenant, 1);
+	LT_EXPECT_EQ(test, out->label_stream[1], out->label_stream[2]);
+	LT_EXPECT(test, out->label_stream[3] != out->label_stream[4]);
 }
 
 /*
@@ -2719,6 +2777,7 @@ static const struct lt_test_case lt_test_table[] = {
 	{ "plan_rank", lt_test_plan_rank },
 	{ "plan_rank_journal", lt_test_plan_rank_journal },
 	{ "plan_rank_keep", lt_test_plan_rank_keep },
+	{ "plan_rank_keep_fresh", lt_test_plan_rank_keep_fresh },
 	{ "plan_rank_hover", lt_test_plan_rank_hover },
 	{ "plan_determinism", lt_test_plan_determinism },
 	{ "plan_keep", lt_test_plan_keep },
