@@ -70,8 +70,11 @@ vm=$(modinfo -F vermagic "$ko" 2>&1)
 	not_ok "the module's vermagic is $kver" "vermagic: $vm"
 
 # The installed module loads in the kernel it was built for and
-# registers its policy.
-guest='p=$(ls /sys/block/nvme*/queue/write_stream_policy | head -n 1) &&
+# registers its policy, shown on the disk with write streams (the NVMe
+# controllers may probe in either order).
+guest='p=; for q in /sys/block/nvme*/queue; do
+		[ "$(cat $q/max_write_streams)" -gt 0 ] && p=$q/write_stream_policy && break
+	done; [ -n "$p" ] &&
 	! grep -qw lifetime "$p" && insmod "$0" && cat "$p" && rmmod blk_lifetime'
 if [ -f "$image" ]; then
 	out=$("$TOP/scripts/vm-run" --kernel "$image" --out "$work/vm" --timeout 300 -- \
