@@ -417,8 +417,8 @@ static u64 lt_rank_side(const struct lt_plan_input *in,
  * worth anything, a boundary between two ranks (lt_rank_side()): by its
  * tier, so that classes of worth 0 do not move with small changes of
  * bytes, then the largest smaller side (a heuristic: it parts the most
- * bytes), the same ties.  Returns its
- * position in the order, or 0 if there is neither.
+ * bytes), the same ties.  Returns its position in the order, or 0 if
+ * there is neither.
  */
 static unsigned int lt_plan_best(const struct lt_plan_input *in,
 				 struct lt_plan_work *w,
