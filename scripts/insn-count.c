@@ -7,8 +7,9 @@
  *
  * Arguments: mark=HEX (guest virtual address, needed), out=PATH (default
  * insn-count).  The first run of the mark opens a window, the next closes
- * it and writes PATH.N (N = 0, 1, ...): one "ADDRESS INSTRUCTIONS" line per
- * block start run in the window, in hex and decimal, then "total N".  A
+ * it and writes PATH.N (N = 0, 1, ...): one "ADDRESS INSTRUCTIONS RUNS"
+ * line per block start run in the window, in hex, then decimal, then
+ * "total N".  A
  * window still open at exit is written too.
  *
  * A block counts all its instructions each time it starts, so one that an
@@ -70,8 +71,9 @@ static void dump(void)
 	}
 	for (b = blocks; b; b = b->next)
 		if (b->runs)
-			fprintf(f, "%llx %llu\n", (unsigned long long)b->vaddr,
-				(unsigned long long)(b->runs * b->insns));
+			fprintf(f, "%llx %llu %llu\n", (unsigned long long)b->vaddr,
+				(unsigned long long)(b->runs * b->insns),
+				(unsigned long long)b->runs);
 	fprintf(f, "total %llu\n", (unsigned long long)total);
 	fclose(f);
 }
