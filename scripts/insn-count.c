@@ -9,8 +9,7 @@
  * insn-count).  The first run of the mark opens a window, the next closes
  * it and writes PATH.N (N = 0, 1, ...): one "ADDRESS INSTRUCTIONS RUNS"
  * line per block start run in the window, in hex, then decimal, then
- * "total N".  A
- * window still open at exit is written too.
+ * "total N".  A window still open at exit is written too.
  *
  * A block counts all its instructions each time it starts, so one that an
  * interrupt cuts short counts a few too many.  The counts are plain adds:
