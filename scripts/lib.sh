@@ -46,7 +46,17 @@ build_rw_hint_shim() {
 	echo "$so"
 }
 
-# The object directory of a build variant ("" or "debug").
+# The object directory of a build variant ("", "debug", "rt" or "jl").
 objdir() {
 	if [ -n "${1:-}" ]; then echo "$BUILD/obj-$1"; else echo "$BUILD/obj"; fi
+}
+
+# The option of scripts/build-kernel and scripts/vm-run that picks a build
+# variant: --debug, --rt or --jump-labels; nothing for the plain build.
+variant_option() {
+	case ${1:-} in
+	"") ;;
+	jl) echo --jump-labels ;;
+	*) echo "--$1" ;;
+	esac
 }

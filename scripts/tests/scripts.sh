@@ -403,7 +403,7 @@ fi
 # a compiler's copy of a decision point function counts as its own.
 b=$tmp/binsn
 mkdir -p "$b"
-printf 'io_uring\n\n\n' >"$b/settings"
+printf 'io_uring\n\n\nkernel=no-jump-labels\n' >"$b/settings"
 cat >"$b/kallsyms" <<'EOT'
 ffffffff81000000 T submit_bio
 ffffffff81001000 T __bio_set_write_stream
@@ -421,10 +421,19 @@ printf 'ffffffff81001000 100\nffffffff81002004 50\nffffffffa0000008 40\ntotal 12
 out=$("$TOP/scripts/bench-insn" --report "$b" 2>&1)
 want='| lifetime | 10 | 125 | +20 +- 127 (+19.0% +- 121.0%) | 15.0 | 4.0 | 0.0 | - | 5 | lt_decide 4 |'
 if grep -qxF '| none | 10 | 105 |  | 0.0 | 0.0 | 0.0 | - | 5 |  |' <<<"$out" &&
-   grep -qxF "$want" <<<"$out" && grep -q 'the mean of 2 runs' <<<"$out"; then
+   grep -qxF "$want" <<<"$out" &&
+   grep -q 'the mean of 2 runs, on a kernel without jump labels\.' <<<"$out"; then
 	ok "bench-insn reports the mean change of several runs with its interval"
 else
 	not_ok "bench-insn reports the mean change of several runs with its interval" "$out"
+fi
+want="Where lifetime's change goes, a write (mean over the runs of the difference from the same run's none): "
+want+="submit_bio -95.0, __bio_set_write_stream +10.0, bio_set_placed_write_stream +5.0, lt_decide +4.0; "
+want+="the rest of the kernel +0.0."
+if grep -qxF "$want" <<<"$out"; then
+	ok "bench-insn says where the change goes, function by function"
+else
+	not_ok "bench-insn says where the change goes, function by function" "$out"
 fi
 
 # Counts that hold each block's runs: a direct write is counted by the
@@ -457,6 +466,72 @@ if grep -qxF '| none | 10 | 100 |  | 0.0 | 0.0 | 0.0 | 0.60 | 5 |  |' <<<"$out" 
 else
 	not_ok "bench-insn counts direct writes and I/O waits in the window from the blocks' runs" "$out"
 fi
+if grep -q 'random writes into 64 MiB files)\.$' <<<"$out"; then
+	ok "bench-insn names no kernel for counts that do not say which"
+else
+	not_ok "bench-insn names no kernel for counts that do not say which" "$(head -n 1 <<<"$out")"
+fi
+
+# --jump-labels boots the kernel and loads the module of build/obj-jl,
+# and the report says the kernel had jump labels, as its .config does: a
+# fake QEMU records its arguments and plays the guest with the counts
+# above.  Nothing is built or booted.
+j=$tmp/jl
+mkdir -p "$j/build/obj-jl/arch/x86/boot" "$j/build/obj-jl/block/lifetime" "$j/bin"
+echo 'ffffffff81248e10 T __x64_sys_sync' >"$j/build/obj-jl/System.map"
+: >"$j/build/obj-jl/arch/x86/boot/bzImage"
+: >"$j/build/obj-jl/block/lifetime/blk-lifetime.ko"
+echo CONFIG_JUMP_LABEL=y >"$j/build/obj-jl/.config"
+touch "$j/build/insn-count.so"
+cat >"$j/bin/qemu-system-x86_64" <<EOQ
+#!/bin/bash
+printf '%s\n' "\$@" >"$j/qemu-args"
+for a in "\$@"; do
+	case \$a in local,id=results,path=*) d=\${a#local,id=results,path=}; d=\${d%%,*} ;; esac
+done
+cp "$b/kallsyms" "$b/MANIFEST" "$b"/count.* "\$d/"
+: >"\$d/output"
+echo 0 >"\$d/rc"
+EOQ
+chmod +x "$j/bin/qemu-system-x86_64"
+out=$(FDP_BUILD=$j/build PATH="$j/bin:$PATH" "$TOP/scripts/bench-insn" --jump-labels --no-build \
+	--policies "none lifetime" --fs "ext4 xfs" --mode direct --engine psync 2>&1); rc=$?
+if [ "$rc" = 0 ] && grep -qx -- "$j/build/obj-jl/arch/x86/boot/bzImage" "$j/qemu-args" &&
+   grep -qF "$j/build/obj-jl/block/lifetime/blk-lifetime.ko" "$j/build/vm/bench-insn-jl/cmd" &&
+   grep -qx 'kernel=jump-labels' "$j/build/vm/bench-insn-jl/settings" &&
+   grep -q 'random writes into 64 MiB files), on a kernel with jump labels\.$' <<<"$out"; then
+	ok "bench-insn --jump-labels boots build/obj-jl's kernel and module and says so"
+else
+	not_ok "bench-insn --jump-labels boots build/obj-jl's kernel and module and says so" "exit $rc" \
+		"$(tail -n 5 <<<"$out")"
+fi
+rm "$j/build/obj-jl/block/lifetime/blk-lifetime.ko"
+expect "bench-insn refuses a build without the module before it boots" \
+	"no kernel or no blk-lifetime.ko in .*obj-jl: run scripts/build-kernel --jump-labels" \
+	env FDP_BUILD="$j/build" PATH="$j/bin:$PATH" "$TOP/scripts/bench-insn" --jump-labels --no-build \
+	--fs ext4 --mode direct
+[ -f "$j/build/vm/bench-insn-jl/results.md" ] &&
+	ok "bench-insn keeps the last run's counts when it cannot boot" ||
+	not_ok "bench-insn keeps the last run's counts when it cannot boot"
+expect "bench-insn --jump-labels wants the kernel of build-kernel --jump-labels" \
+	"obj-jl/System.map: run scripts/build-kernel --jump-labels" \
+	env FDP_BUILD="$tmp/nobuild" "$TOP/scripts/bench-insn" --jump-labels --no-build \
+	--fs ext4 --mode direct
+
+# Without --no-build, --jump-labels has build-kernel build build/obj-jl,
+# without the kselftests: a copy of the scripts whose prepare-tree and
+# build-kernel only record how they were called.
+k=$tmp/bk
+mkdir -p "$k"
+cp -a "$TOP/scripts" "$k/"
+printf '#!/bin/sh\nexit 0\n' >"$k/scripts/prepare-tree"
+printf '#!/bin/sh\necho "$*" >"%s/build-args"\nexit 1\n' "$k" >"$k/scripts/build-kernel"
+expect "bench-insn stops when the build fails" "build failed" \
+	env FDP_BUILD="$k/build" "$k/scripts/bench-insn" --jump-labels --fs ext4 --mode direct
+grep -qx -- "--jump-labels --no-selftests" "$k/build-args" 2>/dev/null &&
+	ok "bench-insn --jump-labels builds with build-kernel --jump-labels" ||
+	not_ok "bench-insn --jump-labels builds with build-kernel --jump-labels" \
+		"$(cat "$k/build-args" 2>/dev/null)"
 
 # late-group-whatif: the group's stream loses the moved cgroup's earlier
 # writes (--moved), and the group's writes after the mark join it
