@@ -1158,9 +1158,18 @@ static __always_inline void iostream_account(struct blkcg_gq *blkg,
 	if (fallback)
 		u64_stats_inc(&c->fallback.ios);
 	u64_stats_update_end_irqrestore(&c->syncp, flags);
-	/* After the counts: see iostream_pd_flush(). */
-	smp_store_release(&c->dirty, 1);
-	blkg_rstat_updated(blkg);
+	/*
+	 * The counts before the test of @dirty, which a flush clears before
+	 * it reads them (iostream_pd_flush()): the flush sees these counts,
+	 * or this finds @dirty clear.  Set, it stands for a blkg queued for
+	 * a flush that has not yet taken this CPU's counts, so most writes
+	 * stop here.
+	 */
+	smp_mb();
+	if (!READ_ONCE(c->dirty)) {
+		WRITE_ONCE(c->dirty, 1);
+		blkg_rstat_updated(blkg);
+	}
 	put_cpu_ptr(ctr->pcpu);
 }
 
@@ -1264,7 +1273,7 @@ static void iostream_pd_flush(struct blkg_policy_data *pd, int cpu)
 	 * Cleared before the counts are read, with a full barrier, which
 	 * also orders them after the flush's clearing of the blkg's lqueued
 	 * (blkg_rstat_updated()): a write whose counts this flush does not
-	 * see sets @dirty again after, and queues the blkg again.
+	 * see finds @dirty clear after, sets it and queues the blkg again.
 	 */
 	if (xchg(&c->dirty, 0)) {
 		u64_stats_update_begin(&ctr->syncp);

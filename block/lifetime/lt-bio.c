@@ -757,8 +757,15 @@ static noinline unsigned int lt_decide_atomic(struct lt_disk *ld,
 static inline bool lt_memo_hit(const struct lt_memo *m, const void *src,
 			       unsigned long id, const void *blkg, u64 tag)
 {
+	/*
+	 * Not time_before(jiffies, ...): its type check declares a variable
+	 * of the type of jiffies, volatile, which automatic stack
+	 * initialisation stores to each time.
+	 */
+	unsigned long now = jiffies;
+
 	return m->tag == tag && m->src == src && m->id == id &&
-	       m->blkg == blkg && time_before(jiffies, m->stamp + HZ / 2);
+	       m->blkg == blkg && time_before(now, m->stamp + HZ / 2);
 }
 
 /*
