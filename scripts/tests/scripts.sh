@@ -449,11 +449,16 @@ ffffffff81000000 T submit_bio
 ffffffff81001000 T __iomap_dio_rw
 ffffffff81004000 T io_schedule
 ffffffff81005000 t io_schedule_timeout.constprop.0
+ffffffff81006000 T __schedule
+ffffffff81007000 T io_wq_enqueue
 EOT
 printf '0 ext4 direct none 99 5 1\n1 ext4 direct lifetime 99 5 1\n' >"$b/MANIFEST"
 printf '2 xfs direct none 10 5 1\n3 xfs direct lifetime 10 5 1\n' >>"$b/MANIFEST"
 printf 'ffffffff81000010 900 9\nffffffff81001000 60 6\nffffffff81001000 40 4\nffffffff81004000 30 6\nffffffff81004010 20 10\ntotal 1000\n' >"$b/count.0"
 printf 'ffffffff81000010 900 9\nffffffff81001000 100 10\nffffffff81005000 12 3\nffffffff81005008 10 5\ntotal 1100\n' >"$b/count.1"
+# Calls of the events: the runs of a function's first block, per write.
+printf 'ffffffff81006000 5 3\n' >>"$b/count.0"
+printf 'ffffffff81006000 5 5\nffffffff81006004 1 7\nffffffff81007000 2 1\n' >>"$b/count.1"
 printf 'ffffffff81000010 900\ntotal 1000\n' >"$b/count.2"
 printf 'ffffffff81000010 900\ntotal 1100\n' >"$b/count.3"
 out=$("$TOP/scripts/bench-insn" --report "$b" 2>&1)
@@ -465,6 +470,14 @@ if grep -qxF '| none | 10 | 100 |  | 0.0 | 0.0 | 0.0 | 0.60 | 5 |  |' <<<"$out" 
 	ok "bench-insn counts direct writes and I/O waits in the window from the blocks' runs"
 else
 	not_ok "bench-insn counts direct writes and I/O waits in the window from the blocks' runs" "$out"
+fi
+want="Calls per write, none then lifetime (mean over the runs): io-wq punts (io_wq_enqueue) 0.0000 and 0.1000, "
+want+="device interrupts (__handle_irq_event_percpu) 0.0000 and 0.0000, timer interrupts (hrtimer_interrupt) "
+want+="0.0000 and 0.0000, schedules (__schedule) 0.3000 and 0.5000."
+if grep -qxF "$want" <<<"$out" && [ "$(grep -c '^Calls per write' <<<"$out")" = 1 ]; then
+	ok "bench-insn gives the calls per write of events that follow a write's time, where counts have runs"
+else
+	not_ok "bench-insn gives the calls per write of events that follow a write's time, where counts have runs" "$out"
 fi
 if grep -q 'random writes into 64 MiB files)\.$' <<<"$out"; then
 	ok "bench-insn names no kernel for counts that do not say which"
