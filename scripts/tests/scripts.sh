@@ -546,6 +546,30 @@ grep -qx -- "--jump-labels --no-selftests" "$k/build-args" 2>/dev/null &&
 	not_ok "bench-insn --jump-labels builds with build-kernel --jump-labels" \
 		"$(cat "$k/build-args" 2>/dev/null)"
 
+# run-tests --jump-labels builds and boots the kernel with jump labels,
+# with the plain kernel's timeouts: the same copy of the scripts, whose
+# build-kernel and vm-run only record how they were called.
+printf '#!/bin/sh\necho "$*" >"%s/build-args"\nexit 0\n' "$k" >"$k/scripts/build-kernel"
+printf '#!/bin/sh\necho "$*" >>"%s/vm-args"\nexit 0\n' "$k" >"$k/scripts/vm-run"
+rm -f "$k/build-args" "$k/vm-args"
+FDP_BUILD="$k/build" "$k/scripts/run-tests" --jump-labels --no-install --guest-only >/dev/null 2>&1
+if grep -qx -- "--jump-labels" "$k/build-args" 2>/dev/null &&
+   grep -q -- "^--jump-labels --out $k/build/vm/tests-jl --timeout 1800 -- scripts/guest-run-tests $k/build/obj-jl/kselftest_install" \
+	"$k/vm-args" 2>/dev/null &&
+   grep -q -- "^--jump-labels --lba-size 512 " "$k/vm-args"; then
+	ok "run-tests --jump-labels builds and boots build/obj-jl with the plain timeouts"
+else
+	not_ok "run-tests --jump-labels builds and boots build/obj-jl with the plain timeouts" \
+		"$(cat "$k/build-args" "$k/vm-args" 2>/dev/null)"
+fi
+rm -f "$k/build-args" "$k/vm-args"
+FDP_BUILD="$k/build" "$k/scripts/run-tests" --rt --no-install --guest-only >/dev/null 2>&1
+grep -qx -- "--rt" "$k/build-args" 2>/dev/null &&
+   grep -q -- "^--rt --out $k/build/vm/tests-rt --timeout 7200 -- " "$k/vm-args" 2>/dev/null &&
+	ok "run-tests --rt builds and boots build/obj-rt with raised timeouts" ||
+	not_ok "run-tests --rt builds and boots build/obj-rt with raised timeouts" \
+		"$(cat "$k/build-args" "$k/vm-args" 2>/dev/null)"
+
 # late-group-whatif: the group's stream loses the moved cgroup's earlier
 # writes (--moved), and the group's writes after the mark join it
 # (--early); the other lines pass unchanged.
