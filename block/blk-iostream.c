@@ -147,8 +147,9 @@ struct iostream_pcpu {
  * @syncp: lets 32-bit machines read the counters whole
  * @nr: entries in @stream: the disk's streams when the counters were
  *	allocated, plus stream 0
- * @dirty: counts changed since the last flush took them; set by this
- *	CPU's writes, cleared by the flush
+ * @dirty: counts changed since the last flush took them: set by a write
+ *	of this CPU that then has the blkg queued for a flush (while set,
+ *	writes do not ask again), cleared by the flush
  * @fallback: writes whose stream the disk no longer had (@fallback.ios)
  * @stream: per stream
  */
@@ -1159,16 +1160,20 @@ static __always_inline void iostream_account(struct blkcg_gq *blkg,
 		u64_stats_inc(&c->fallback.ios);
 	u64_stats_update_end_irqrestore(&c->syncp, flags);
 	/*
-	 * The counts before the test of @dirty, which a flush clears before
-	 * it reads them (iostream_pd_flush()): the flush sees these counts,
-	 * or this finds @dirty clear.  Set, it stands for a blkg queued for
-	 * a flush that has not yet taken this CPU's counts, so most writes
-	 * stop here.
+	 * A flush clears @dirty, with a full barrier, before it reads the
+	 * counts (iostream_pd_flush()): either it sees the counts above or
+	 * this sees @dirty clear.  Set, @dirty means that the blkg is queued
+	 * on this CPU for a flush yet to clear it, or is about to be by the
+	 * write this one interrupted, so most writes stop here.
+	 * blkg_rstat_updated()'s barrier orders setting it before the test
+	 * of lqueued.  Where nothing flushes (cgroup v1), it stays clear, so
+	 * that the first write after io moves to v2 queues the blkg.
 	 */
 	smp_mb();
 	if (!READ_ONCE(c->dirty)) {
 		WRITE_ONCE(c->dirty, 1);
-		blkg_rstat_updated(blkg);
+		if (!blkg_rstat_updated(blkg))
+			WRITE_ONCE(c->dirty, 0);
 	}
 	put_cpu_ptr(ctr->pcpu);
 }

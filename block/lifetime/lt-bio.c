@@ -757,15 +757,17 @@ static noinline unsigned int lt_decide_atomic(struct lt_disk *ld,
 static inline bool lt_memo_hit(const struct lt_memo *m, const void *src,
 			       unsigned long id, const void *blkg, u64 tag)
 {
-	/*
-	 * Not time_before(jiffies, ...): its type check declares a variable
-	 * of the type of jiffies, volatile, which automatic stack
-	 * initialisation stores to each time.
-	 */
-	unsigned long now = jiffies;
+	unsigned long now;
 
-	return m->tag == tag && m->src == src && m->id == id &&
-	       m->blkg == blkg && time_before(now, m->stamp + HZ / 2);
+	if (m->tag != tag || m->src != src || m->id != id || m->blkg != blkg)
+		return false;
+	/*
+	 * jiffies is volatile: time_before(jiffies, ...) has typecheck()
+	 * declare a volatile dummy, which CONFIG_INIT_STACK_ALL_* must
+	 * store to, giving lt_decide() a stack frame.
+	 */
+	now = jiffies;
+	return time_before(now, m->stamp + HZ / 2);
 }
 
 /*

@@ -1106,6 +1106,77 @@ static void iostream_test_stat_once(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, out, all);
 }
 
+static int iostream_test_queue_calls;
+static bool iostream_test_queued;
+
+/* __blkg_rstat_updated(), which only counts its calls. */
+static bool iostream_test_rstat_updated(struct blkcg_gq *blkg)
+{
+	iostream_test_queue_calls++;
+	return iostream_test_queued;
+}
+
+/* How many CPUs' marks of @grp's counters are set. */
+static unsigned int iostream_test_marks(struct iostream_grp *grp)
+{
+	struct iostream_counters *ctr = iostream_ctr(grp);
+	unsigned int n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(per_cpu_ptr(ctr->pcpu, cpu)->dirty);
+	return n;
+}
+
+/*
+ * A CPU's mark is set by a write that has the blkg queued, and the
+ * writes after it do not ask again until a flush clears it.  Where
+ * nothing flushes (io on cgroup v1) it stays clear, so that a write
+ * after io moves to the default hierarchy queues the blkg.  Every write
+ * reaches io.stat.  The writes stay on one CPU.
+ */
+static void iostream_test_stat_mark(struct kunit *test)
+{
+	struct iostream_test_chain *ch = iostream_test_chain(test);
+	struct iostream_grp *grp = blkg_to_iostream(&ch->blkg[2]);
+	char out[256];
+	int cpu;
+
+	iostream_test_stubs(test);
+	kunit_activate_static_stub(test, __blkg_rstat_updated,
+				   iostream_test_rstat_updated);
+	iostream_test_write(ch, 2, 3, 4096);
+	iostream_test_install(test, ch, 2);
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(ch->blkg[2].iostat_cpu, cpu)->lqueued = false;
+	iostream_test_queue_calls = 0;
+
+	/* cgroup v1: every write asks, none leaves the mark set. */
+	iostream_test_queued = false;
+	migrate_disable();
+	iostream_test_write(ch, 2, 3, 4096);
+	iostream_test_write(ch, 2, 3, 4096);
+	KUNIT_EXPECT_EQ(test, iostream_test_queue_calls, 2);
+	KUNIT_EXPECT_EQ(test, iostream_test_marks(grp), 0);
+
+	/* The default hierarchy: the first write asks and sets the mark. */
+	iostream_test_queued = true;
+	iostream_test_write(ch, 2, 3, 4096);
+	iostream_test_write(ch, 2, 3, 4096);
+	KUNIT_EXPECT_EQ(test, iostream_test_queue_calls, 3);
+	KUNIT_EXPECT_EQ(test, iostream_test_marks(grp), 1);
+	iostream_test_flush(ch);
+	KUNIT_EXPECT_EQ(test, iostream_test_marks(grp), 0);
+	iostream_test_write(ch, 2, 3, 4096);
+	KUNIT_EXPECT_EQ(test, iostream_test_queue_calls, 4);
+	KUNIT_EXPECT_EQ(test, iostream_test_marks(grp), 1);
+	migrate_enable();
+
+	iostream_test_flush(ch);
+	iostream_test_stat(test, ch, 2, out, sizeof(out));
+	KUNIT_EXPECT_STREQ(test, out, " stream3.wbytes=24576 stream3.wios=6");
+}
+
 static struct kunit_case iostream_test_cases[] = {
 	KUNIT_CASE_PARAM(iostream_test_parse_value, iostream_parse_gen_params),
 	KUNIT_CASE_PARAM(iostream_test_effective, iostream_chain_gen_params),
@@ -1121,6 +1192,7 @@ static struct kunit_case iostream_test_cases[] = {
 	KUNIT_CASE(iostream_test_stat_early),
 	KUNIT_CASE(iostream_test_stat_alloc_fails),
 	KUNIT_CASE(iostream_test_stat_once),
+	KUNIT_CASE(iostream_test_stat_mark),
 	{}
 };
 
