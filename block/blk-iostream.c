@@ -1017,7 +1017,11 @@ static bool iostream_ctr_install(struct iostream_grp *grp)
 	/* Pairs with iostream_ctr(): readers see the counters initialized. */
 	smp_store_release(&grp->ctr, ctr);
 	spin_unlock_irq(&grp->early_lock);
-	/* Let the next flush pass the early counts to the parent. */
+	/*
+	 * Let the next flush pass the early counts to the parent.  Where
+	 * this queues nothing (io on cgroup v1), ctr->unpassed stays set for
+	 * the blkg's next flush.
+	 */
 	if (counted) {
 		preempt_disable();
 		blkg_rstat_updated(blkg);
@@ -1142,6 +1146,19 @@ static noinline bool iostream_count_early(struct iostream_grp *grp,
 	return true;
 }
 
+/*
+ * The first count on this CPU since a flush took them: set the mark and
+ * have the blkg queued, or clear the mark again where it cannot be (see
+ * iostream_account()).  Out of line: once per flush and CPU.
+ */
+static noinline void iostream_mark(struct blkcg_gq *blkg,
+				   struct iostream_cpu_stat *c)
+{
+	WRITE_ONCE(c->dirty, 1);
+	if (!blkg_rstat_updated(blkg))
+		WRITE_ONCE(c->dirty, 0);
+}
+
 /* Count a write of @size bytes to stream @s in @blkg's counters @ctr. */
 static __always_inline void iostream_account(struct blkcg_gq *blkg,
 					     struct iostream_counters *ctr,
@@ -1166,15 +1183,14 @@ static __always_inline void iostream_account(struct blkcg_gq *blkg,
 	 * on this CPU for a flush yet to clear it, or is about to be by the
 	 * write this one interrupted, so most writes stop here.
 	 * blkg_rstat_updated()'s barrier orders setting it before the test
-	 * of lqueued.  Where nothing flushes (cgroup v1), it stays clear, so
-	 * that the first write after io moves to v2 queues the blkg.
+	 * of lqueued.  Where io is not on the default hierarchy,
+	 * blkg_rstat_updated() queues nothing and the mark is cleared
+	 * again, so that the first write after io moves to v2 queues the
+	 * blkg.
 	 */
 	smp_mb();
-	if (!READ_ONCE(c->dirty)) {
-		WRITE_ONCE(c->dirty, 1);
-		if (!blkg_rstat_updated(blkg))
-			WRITE_ONCE(c->dirty, 0);
-	}
+	if (!READ_ONCE(c->dirty))
+		iostream_mark(blkg, c);
 	put_cpu_ptr(ctr->pcpu);
 }
 

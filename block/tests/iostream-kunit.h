@@ -1109,7 +1109,10 @@ static void iostream_test_stat_once(struct kunit *test)
 static int iostream_test_queue_calls;
 static bool iostream_test_queued;
 
-/* __blkg_rstat_updated(), which only counts its calls. */
+/*
+ * __blkg_rstat_updated(), which counts its calls and answers whether the
+ * blkg is now queued, as on the default hierarchy or on cgroup v1.
+ */
 static bool iostream_test_rstat_updated(struct blkcg_gq *blkg)
 {
 	iostream_test_queue_calls++;
@@ -1130,10 +1133,10 @@ static unsigned int iostream_test_marks(struct iostream_grp *grp)
 
 /*
  * A CPU's mark is set by a write that has the blkg queued, and the
- * writes after it do not ask again until a flush clears it.  Where
- * nothing flushes (io on cgroup v1) it stays clear, so that a write
- * after io moves to the default hierarchy queues the blkg.  Every write
- * reaches io.stat.  The writes stay on one CPU.
+ * writes after it do not ask again until a flush clears it.  Where the
+ * blkg cannot be queued (io on cgroup v1) the mark is cleared again, so
+ * that a write after io moves to the default hierarchy queues the blkg.
+ * Every write reaches io.stat.  The writes stay on one CPU.
  */
 static void iostream_test_stat_mark(struct kunit *test)
 {
@@ -1170,11 +1173,19 @@ static void iostream_test_stat_mark(struct kunit *test)
 	iostream_test_write(ch, 2, 3, 4096);
 	KUNIT_EXPECT_EQ(test, iostream_test_queue_calls, 4);
 	KUNIT_EXPECT_EQ(test, iostream_test_marks(grp), 1);
+
+	/* Queued already (from the default hierarchy): not asked, kept. */
+	iostream_test_flush(ch);
+	iostream_test_queued = false;
+	this_cpu_ptr(ch->blkg[2].iostat_cpu)->lqueued = true;
+	iostream_test_write(ch, 2, 3, 4096);
+	KUNIT_EXPECT_EQ(test, iostream_test_queue_calls, 4);
+	KUNIT_EXPECT_EQ(test, iostream_test_marks(grp), 1);
 	migrate_enable();
 
 	iostream_test_flush(ch);
 	iostream_test_stat(test, ch, 2, out, sizeof(out));
-	KUNIT_EXPECT_STREQ(test, out, " stream3.wbytes=24576 stream3.wios=6");
+	KUNIT_EXPECT_STREQ(test, out, " stream3.wbytes=28672 stream3.wios=7");
 }
 
 static struct kunit_case iostream_test_cases[] = {
