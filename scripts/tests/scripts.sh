@@ -485,6 +485,39 @@ else
 	not_ok "bench-insn names no kernel for counts that do not say which" "$(head -n 1 <<<"$out")"
 fi
 
+# With io_uring, the change with each run's io-wq punts held equal: the
+# runs' totals are 1000 instructions a write, 2000 a punt and 50 more
+# under lifetime, so least squares gives those back exactly.
+b3=$tmp/binsn3
+mkdir -p "$b3"
+printf 'io_uring\n\n\n' >"$b3/settings"
+cat >"$b3/kallsyms" <<'EOT'
+ffffffff81001000 T __iomap_dio_rw
+ffffffff81007000 T io_wq_enqueue
+EOT
+: >"$b3/MANIFEST"
+# lifetime's runs have one punt more each, so that the plain mean of the
+# differences (+250) is not the answer.
+w=0
+for pol in none lifetime; do
+	for run in 1 2 3; do
+		punts=$run extra=0
+		[ $pol = lifetime ] && punts=$((run + 1)) extra=500
+		echo "$w ext4 direct $pol 10 5 $run" >>"$b3/MANIFEST"
+		printf 'ffffffff81001000 10 10\nffffffff81007000 %d %d\ntotal %d\n' \
+			"$punts" "$punts" $((10000 + 2000 * punts + extra)) >"$b3/count.$w"
+		w=$((w + 1))
+	done
+done
+out=$("$TOP/scripts/bench-insn" --report "$b3" 2>&1)
+want="With each run's io-wq punts a write held equal (least squares over the 6 runs of none and lifetime, "
+want+="the filesystem and mode a factor): lifetime's change +50 +- 0 a write, a punt 2000 instructions."
+if grep -qxF "$want" <<<"$out"; then
+	ok "bench-insn gives the change with each run's io-wq punts held equal"
+else
+	not_ok "bench-insn gives the change with each run's io-wq punts held equal" "$out"
+fi
+
 # --jump-labels boots the kernel and loads the module of build/obj-jl,
 # and the report says the kernel had jump labels, as its .config does: a
 # fake QEMU records its arguments and plays the guest with the counts
