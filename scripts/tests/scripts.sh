@@ -517,7 +517,7 @@ for row in "none 1 1 12100" "none 2 2 13800" "none 3 3 16100" \
 	w=$((w + 1))
 done
 out=$("$TOP/scripts/bench-insn" --report "$b3" 2>&1)
-want="With each run's io-wq punts a write held equal (least squares over the 6 runs of none and lifetime): "
+want="With each window's io-wq punts a write held equal (least squares over the 6 windows of none and lifetime, 3 runs each): "
 want+="lifetime's change +50 +- 61 a write (+3.6% +- 4.4% of none's mean), a punt 2000 instructions."
 if grep -qxF "$want" <<<"$out"; then
 	ok "bench-insn gives the change with each run's io-wq punts held equal"
